@@ -1,0 +1,77 @@
+"""Typed results shared by every analyzer, the Celery worker and the CLI.
+
+Everything here is a frozen dataclass made of JSON-able parts, so a result can be
+stored by the backend, printed by ``whodunnet analyze --json`` and compared in tests
+the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Mapping
+
+Layer = Literal["neighbours", "network", "application", "kernel"]
+Severity = Literal["info", "low", "medium", "high"]
+LAYERS: tuple[Layer, ...] = ("neighbours", "network", "application", "kernel")
+SEVERITIES: tuple[Severity, ...] = ("info", "low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A pointer back into one piece of evidence (by its index in the analysed list)."""
+
+    evidence: int
+    label: str = ""
+    connection: str | None = None
+    packets: tuple[int, int] | None = None
+    time: tuple[float, float] | None = None
+    lines: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing an analyzer can say, with the numbers and the evidence behind it.
+
+    ``key`` tells apart findings of the same kind about the same evidence (for example
+    one per connection); the backend's unique constraint is (run, kind, key).
+    """
+
+    kind: str
+    layer: Layer
+    severity: Severity
+    title: str
+    explanation: str
+    refs: tuple[Ref, ...] = ()
+    key: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """Where and why reading stopped; what was read before it is still in the result."""
+
+    message: str
+    offset: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    """What one input file is and what it holds, in summary."""
+
+    path: str
+    kind: str
+    summary: Mapping[str, Any]
+    error: ErrorInfo | None = None
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """The outcome of analysing one or more files together."""
+
+    engine_version: str
+    evidence: tuple[EvidenceResult, ...]
+    findings: tuple[Finding, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
