@@ -1,0 +1,66 @@
+"""Sign-in for the browser (session + CSRF) and API tokens for scripts."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, login, logout
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.authtoken.models import Token
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.serializers import LoginSerializer, MeSerializer, TeamSerializer, TokenSerializer
+from incidents.selectors import teams_for
+
+
+@extend_schema(responses={204: None}, description="Sets the csrftoken cookie.")
+@api_view(["GET"])
+@permission_classes([AllowAny])
+@ensure_csrf_cookie
+def csrf(request: Request) -> Response:
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(request=LoginSerializer, responses={200: MeSerializer})
+@api_view(["POST"])
+@permission_classes([AllowAny])
+def login_view(request: Request) -> Response:
+    form = LoginSerializer(data=request.data)
+    form.is_valid(raise_exception=True)
+    user = authenticate(request, username=form.validated_data["username"], password=form.validated_data["password"])
+    if user is None:
+        raise ValidationError({"detail": "Wrong username or password."})
+    login(request._request, user)
+    return Response(MeSerializer(user).data)
+
+
+@extend_schema(request=None, responses={204: None})
+@api_view(["POST"])
+def logout_view(request: Request) -> Response:
+    logout(request._request)
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(responses={200: MeSerializer})
+@api_view(["GET"])
+def me(request: Request) -> Response:
+    return Response(MeSerializer(request.user).data)
+
+
+@extend_schema(request=None, responses={201: TokenSerializer})
+@api_view(["POST"])
+def rotate_token(request: Request) -> Response:
+    """Create the user's API token, replacing any earlier one."""
+    Token.objects.filter(user=request.user).delete()
+    token = Token.objects.create(user=request.user)
+    return Response(TokenSerializer({"token": token.key}).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(responses={200: TeamSerializer(many=True)})
+@api_view(["GET"])
+def teams(request: Request) -> Response:
+    return Response(TeamSerializer(teams_for(user=request.user), many=True).data)

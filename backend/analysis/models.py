@@ -1,0 +1,69 @@
+"""Analysis runs (the truth about background work) and the findings they produce."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from evidence.models import Evidence
+from incidents.models import Incident, Layer
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+TERMINAL_STATUSES = frozenset({RunStatus.DONE, RunStatus.FAILED})
+
+
+class FindingSeverity(models.TextChoices):
+    INFO = "info", "Info"
+    LOW = "low", "Low"
+    MEDIUM = "medium", "Medium"
+    HIGH = "high", "High"
+
+
+class AnalysisRun(models.Model):
+    """One analysis of one piece of evidence. The UI reads this row, never Celery's results."""
+
+    evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    progress = models.FloatField(default=0.0)
+    progress_message = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    claim_token = models.UUIDField(null=True, blank=True)
+    queued_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    engine_version = models.CharField(max_length=20, blank=True)
+    summary = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    error_offset = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+
+class Finding(models.Model):
+    """Something an analyzer says about the evidence, with the numbers and references."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="findings")
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="findings")
+    evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="findings")
+    kind = models.CharField(max_length=60)
+    key = models.CharField(max_length=200, blank=True)
+    layer = models.CharField(max_length=12, choices=Layer.choices)
+    severity = models.CharField(max_length=6, choices=FindingSeverity.choices)
+    title = models.CharField(max_length=300)
+    explanation = models.TextField()
+    refs = models.JSONField(default=list)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["run", "kind", "key"], name="unique_finding_per_run")]

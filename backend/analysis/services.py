@@ -1,0 +1,217 @@
+"""Analysis runs: queueing, claiming, executing the engine, storing findings, reconciling.
+
+The AnalysisRun row is the truth. A task only carries the run id; whoever claims the
+row (a conditional UPDATE) does the work, so a redelivered or re-queued message is a
+no-op while the run is alive, and a run whose worker died is claimed again once its
+heartbeat is stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+import time
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+
+from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
+from evidence.models import Evidence
+from incidents.models import EventKind
+from incidents.services import record_event
+from whodunnet.model import AnalysisResult, EvidenceResult
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_WRITE_INTERVAL = 0.5
+NOTABLE = (FindingSeverity.LOW, FindingSeverity.MEDIUM, FindingSeverity.HIGH)
+
+
+def queue_run(*, evidence: Evidence) -> AnalysisRun:
+    """Create a queued run for the evidence and enqueue it once the transaction commits."""
+    run = AnalysisRun.objects.create(evidence=evidence)
+    _enqueue_on_commit(run.pk)
+    return run
+
+
+def _enqueue_on_commit(run_id: int) -> None:
+    from analysis.tasks import analyze_evidence
+
+    transaction.on_commit(lambda: analyze_evidence.delay(run_id))
+
+
+def claim_run(*, run_id: int) -> uuid.UUID | None:
+    """Take the run if it is queued or orphaned; None when someone else holds it or it is finished."""
+    now = timezone.now()
+    stale = now - dt.timedelta(seconds=settings.RUN_STALE_SECONDS)
+    token = uuid.uuid4()
+
+
+    claimed = (
+        AnalysisRun.objects.filter(pk=run_id)
+        .filter(Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, heartbeat_at__lt=stale))
+        .update(
+            status=RunStatus.RUNNING,
+            claim_token=token,
+            started_at=now,
+            heartbeat_at=now,
+            progress=0.0,
+            progress_message="starting",
+            attempts=F("attempts") + 1,
+        )
+    )
+    return token if claimed else None
+
+
+def _refs_json(refs: Iterable[Any]) -> list[dict[str, Any]]:
+    return [dataclasses.asdict(ref) for ref in refs]
+
+
+def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult) -> bool:
+    """Write findings and the final status in one transaction, only if we still hold the claim."""
+    evidence_result: EvidenceResult = result.evidence[0]
+    error = evidence_result.error
+    with transaction.atomic():
+        locked = AnalysisRun.objects.select_for_update().filter(pk=run.pk, claim_token=token).first()
+        if locked is None or locked.status != RunStatus.RUNNING:
+            return False
+        evidence = locked.evidence
+        incident = evidence.incident
+        locked.findings.all().delete()
+        findings = Finding.objects.bulk_create(
+            Finding(
+                run=locked,
+                incident=incident,
+                evidence=evidence,
+                kind=f.kind,
+                key=f.key,
+                layer=f.layer,
+                severity=f.severity,
+                title=f.title,
+                explanation=f.explanation,
+                refs=_refs_json(f.refs),
+                data=dict(f.data),
+            )
+            for f in result.findings
+        )
+        has_content = bool(evidence_result.summary) and evidence_result.kind != "unknown"
+        locked.status = RunStatus.FAILED if error and not has_content else RunStatus.DONE
+        locked.progress = 1.0
+        locked.progress_message = "finished"
+        locked.finished_at = timezone.now()
+        locked.engine_version = result.engine_version
+        locked.summary = dict(evidence_result.summary)
+        locked.error = error.message if error else ""
+        locked.error_offset = error.offset if error else None
+        locked.save()
+        if evidence.kind != evidence_result.kind and evidence_result.kind != "unknown":
+            evidence.kind = evidence_result.kind
+            evidence.save(update_fields=["kind"])
+        summary_titles = [f.title for f in findings if f.kind.endswith(".summary")]
+        if locked.status == RunStatus.FAILED:
+            record_event(
+                incident=incident,
+                kind=EventKind.ANALYSIS_FAILED,
+                summary=f"Could not analyse {evidence.filename}: {locked.error}",
+                data={"evidence": evidence.pk, "run": locked.pk, "offset": locked.error_offset},
+            )
+        else:
+            tail = f" — stopped early: {locked.error}" if locked.error else ""
+            record_event(
+                incident=incident,
+                kind=EventKind.ANALYSIS_FINISHED,
+                summary=f"Analysed {evidence.filename}: {'; '.join(summary_titles) or f'{len(findings)} finding(s)'}{tail}",
+                data={"evidence": evidence.pk, "run": locked.pk, "findings": len(findings)},
+            )
+        for finding in findings:
+            if finding.severity in NOTABLE:
+                record_event(
+                    incident=incident,
+                    kind=EventKind.FINDING,
+                    summary=f"[{finding.layer}] {finding.title}",
+                    data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind},
+                )
+    return True
+
+
+def execute_run(*, run_id: int) -> None:
+    """Run the engine for one claimed run and store what it says (no-op if not claimable)."""
+    token = claim_run(run_id=run_id)
+    if token is None:
+        logger.info("run %s is not claimable (finished or held elsewhere)", run_id)
+        return
+    run = AnalysisRun.objects.select_related("evidence__incident").get(pk=run_id)
+    evidence = run.evidence
+    if run.attempts == 1:
+        record_event(
+            incident=evidence.incident,
+            kind=EventKind.ANALYSIS_STARTED,
+            summary=f"Analysing {evidence.filename}",
+            data={"evidence": evidence.pk, "run": run.pk},
+        )
+    last_write = 0.0
+
+    def progress(fraction: float, message: str) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if now - last_write < PROGRESS_WRITE_INTERVAL:
+            return
+        last_write = now
+        AnalysisRun.objects.filter(pk=run_id, claim_token=token).update(
+            progress=max(0.0, min(fraction, 1.0)), progress_message=message[:200], heartbeat_at=timezone.now()
+        )
+
+    # Imported here so the web process never loads the engine.
+    from whodunnet.engine import analyze
+    from whodunnet.limits import Limits
+
+    limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
+    result = analyze([evidence.path], progress=progress, limits=limits)
+    if not _store_result(run=run, token=token, result=result):
+        logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
+
+
+def fail_run(*, run_id: int, message: str) -> None:
+    """Mark a run failed after an unexpected error (a bug, not bad input), on the timeline too."""
+    with transaction.atomic():
+        run = AnalysisRun.objects.select_for_update().select_related("evidence__incident").get(pk=run_id)
+        if run.status in (RunStatus.DONE, RunStatus.FAILED):
+            return
+        run.status = RunStatus.FAILED
+        run.error = message
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "error", "finished_at"])
+        record_event(
+            incident=run.evidence.incident,
+            kind=EventKind.ANALYSIS_FAILED,
+            summary=f"Could not analyse {run.evidence.filename}: {message}",
+            data={"evidence": run.evidence_id, "run": run.pk},
+        )
+
+
+def reconcile_runs() -> int:
+    """Re-queue runs whose message was lost or whose worker died; returns how many."""
+    now = timezone.now()
+    stale = now - dt.timedelta(seconds=settings.RUN_STALE_SECONDS)
+    orphaned = AnalysisRun.objects.filter(
+        Q(status=RunStatus.QUEUED, queued_at__lt=stale) | Q(status=RunStatus.RUNNING, heartbeat_at__lt=stale)
+    ).values_list("pk", flat=True)
+    from analysis.tasks import analyze_evidence
+
+    count = 0
+    for run_id in orphaned:
+        analyze_evidence.delay(run_id)
+        count += 1
+    if count:
+        logger.info("re-queued %d orphaned analysis run(s)", count)
+    return count
+
+
+

@@ -1,0 +1,35 @@
+"""Celery entry points: thin, take ids, call a service."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from analysis import services
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def analyze_evidence(run_id: int) -> None:
+    """Analyse one piece of evidence; a no-op if its run is finished or held by a live worker."""
+    try:
+        services.execute_run(run_id=run_id)
+    except Exception as exc:
+        logger.exception("analysis run %s crashed", run_id)
+        services.fail_run(run_id=run_id, message=f"internal error: {type(exc).__name__}: {exc}")
+
+
+@shared_task(ignore_result=True)
+def reconcile_analysis_runs() -> int:
+    """Re-queue runs whose enqueue was lost or whose worker died (scheduled by beat)."""
+    return services.reconcile_runs()
+
+
+@worker_ready.connect
+def _reconcile_on_start(**_: Any) -> None:
+    # A worker that starts after a crash picks up orphaned runs at once, not at the next beat.
+    reconcile_analysis_runs.delay()

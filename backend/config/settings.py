@@ -1,0 +1,143 @@
+"""Django settings, read from the environment through typed helpers (see .env.example)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import env_bool, env_float, env_int, env_list, env_required, env_size, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = BASE_DIR.parent
+
+# --- core -----------------------------------------------------------------
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_required("DJANGO_SECRET_KEY")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_celery_beat",
+    "accounts",
+    "incidents",
+    "evidence",
+    "analysis",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# --- database -------------------------------------------------------------
+DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"), conn_max_age=60)}
+
+# --- security -------------------------------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"
+
+# --- static files: the built React app is served by WhiteNoise -----------
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+FRONTEND_DIST = Path(env_str("WHODUNNET_FRONTEND_DIST", str(REPO_DIR / "frontend" / "dist")))
+WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
+WHITENOISE_INDEX_FILE = False
+
+# --- API --------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Whodunnet API",
+    "DESCRIPTION": "Incidents, evidence, findings, the checklist and the timeline.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "incidents.models.Verdict",
+        "LayerEnum": "incidents.models.Layer",
+        "SeverityEnum": "incidents.models.Severity",
+        "FindingSeverityEnum": "analysis.models.FindingSeverity",
+    },
+}
+
+# --- evidence storage -------------------------------------------------------
+EVIDENCE_DIR = Path(env_str("WHODUNNET_EVIDENCE_DIR", str(REPO_DIR / ".data" / "evidence")))
+MAX_UPLOAD_BYTES = env_size("WHODUNNET_MAX_UPLOAD_BYTES", 10 * 1024**3)
+UPLOAD_CHUNK_BYTES = 1024 * 1024
+
+# --- background work --------------------------------------------------------
+CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = env_int("WHODUNNET_TASK_TIME_LIMIT", 6 * 3600, minimum=10)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = "UTC"
+# A run whose heartbeat is older than this is taken to be orphaned (its worker died)
+# and may be claimed again; the reconciler re-queues such runs.
+RUN_STALE_SECONDS = env_float("WHODUNNET_RUN_STALE_SECONDS", 60.0, minimum=1.0)
+RECONCILE_INTERVAL_SECONDS = env_float("WHODUNNET_RECONCILE_SECONDS", 15.0, minimum=1.0)
+
+# --- i18n / time ------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("WHODUNNET_LOG_LEVEL", "INFO")},
+}
+
+from config.beat import beat_schedule  # noqa: E402
+
+CELERY_BEAT_SCHEDULE = beat_schedule(reconcile_seconds=RECONCILE_INTERVAL_SECONDS)

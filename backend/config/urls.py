@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import admin
+from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
+from django.urls import path, re_path
+
+from accounts import views as accounts
+from evidence import views as evidence
+from incidents import views as incidents
+
+incident = "api/incidents/<int:incident_id>/"
+
+
+def spa(request: HttpRequest) -> HttpResponseBase:
+    """The React app: every non-API path gets index.html; the router takes it from there."""
+    index = settings.FRONTEND_DIST / "index.html"
+    if not index.is_file():
+        raise Http404("The frontend is not built: run `make install`.")
+    return FileResponse(open(index, "rb"), content_type="text/html")
+
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/auth/csrf/", accounts.csrf),
+    path("api/auth/login/", accounts.login_view),
+    path("api/auth/logout/", accounts.logout_view),
+    path("api/auth/me/", accounts.me),
+    path("api/auth/token/", accounts.rotate_token),
+    path("api/teams/", accounts.teams),
+    path("api/incidents/", incidents.IncidentListView.as_view()),
+    path(incident, incidents.IncidentDetailView.as_view()),
+    path(incident + "checklist/", incidents.ChecklistView.as_view()),
+    path(incident + "checklist/<str:layer>/", incidents.ChecklistStepView.as_view()),
+    path(incident + "timeline/", incidents.TimelineView.as_view()),
+    path(incident + "notes/", incidents.NoteView.as_view()),
+    path(incident + "findings/", incidents.FindingListView.as_view()),
+    path(incident + "evidence/", evidence.EvidenceListView.as_view()),
+    path(incident + "evidence/upload/", evidence.EvidenceUploadView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
+    re_path(r"^(?!api/|admin/|static/).*$", spa),
+]

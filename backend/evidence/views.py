@@ -1,0 +1,99 @@
+"""Evidence endpoints: streaming upload, listing, download as an attachment only."""
+
+from __future__ import annotations
+
+from django.http import FileResponse, HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evidence import selectors, services
+from evidence.serializers import EvidenceSerializer, UploadErrorSerializer
+from evidence.storage import UploadTooLarge
+from incidents.selectors import get_incident
+
+
+class RawBodyParser(BaseParser):
+    """Declares that uploads are raw bytes; the view streams ``request.stream`` itself."""
+
+    media_type = "*/*"
+
+
+class EvidenceListView(APIView):
+    @extend_schema(responses={200: EvidenceSerializer(many=True)})
+    def get(self, request: Request, incident_id: int) -> Response:
+        incident = get_incident(user=request.user, incident_id=incident_id)
+        return Response(EvidenceSerializer(selectors.evidence_of(incident=incident), many=True).data)
+
+
+class EvidenceUploadView(APIView):
+    """The request body is the file. Works with XHR from the browser and ``curl -T``."""
+
+    parser_classes = [RawBodyParser]
+
+    @extend_schema(
+        operation_id="evidence_upload",
+        parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={
+            201: EvidenceSerializer,
+            400: UploadErrorSerializer,
+            413: OpenApiResponse(UploadErrorSerializer, description="Over the size limit."),
+        },
+    )
+    def post(self, request: Request, incident_id: int) -> Response:
+        incident = get_incident(user=request.user, incident_id=incident_id)
+        filename = request.query_params.get("filename", "").strip()
+        if not filename:
+            return Response({"detail": "Say the file's name with ?filename=..."}, status=400)
+        raw_length = request.META.get("CONTENT_LENGTH") or ""
+        content_length = int(raw_length) if raw_length.isdigit() else None
+        stream = request._request  # Django's request reads the body stream chunk by chunk.
+        try:
+            evidence = services.receive_upload(
+                user=request.user,  # type: ignore[arg-type]
+                incident=incident,
+                filename=filename,
+                stream=stream,
+                content_length=content_length,
+            )
+        except UploadTooLarge as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        evidence = selectors.get_evidence(incident=incident, evidence_id=evidence.pk)
+        return Response(EvidenceSerializer(evidence).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="evidence_upload_put",
+        parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def put(self, request: Request, incident_id: int) -> Response:
+        return self.post(request, incident_id)
+
+
+class EvidenceDetailView(APIView):
+    @extend_schema(responses={200: EvidenceSerializer})
+    def get(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        incident = get_incident(user=request.user, incident_id=incident_id)
+        return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
+
+
+class EvidenceDownloadView(APIView):
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    def get(self, request: Request, incident_id: int, evidence_id: int) -> HttpResponseBase:
+        incident = get_incident(user=request.user, incident_id=incident_id)
+        evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
+        response = FileResponse(
+            open(evidence.path, "rb"),
+            as_attachment=True,
+            filename=evidence.filename,
+            content_type="application/octet-stream",
+        )
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+        return response

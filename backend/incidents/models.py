@@ -1,0 +1,106 @@
+"""Incidents, their checklist and the shared timeline."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from accounts.models import Team
+
+
+class Severity(models.TextChoices):
+    SEV1 = "sev1", "SEV1"
+    SEV2 = "sev2", "SEV2"
+    SEV3 = "sev3", "SEV3"
+    SEV4 = "sev4", "SEV4"
+
+
+class Status(models.TextChoices):
+    OPEN = "open", "Open"
+    MITIGATED = "mitigated", "Mitigated"
+    RESOLVED = "resolved", "Resolved"
+
+
+class Layer(models.TextChoices):
+    """The checklist's four steps, in the order they are walked."""
+
+    NEIGHBOURS = "neighbours", "Neighbours"
+    NETWORK = "network", "Network"
+    APPLICATION = "application", "Application"
+    KERNEL = "kernel", "Kernel"
+
+
+class Verdict(models.TextChoices):
+    NOT_LOOKED_AT = "not_looked_at", "Not looked at"
+    CLEARED = "cleared", "Cleared"
+    SUSPECT = "suspect", "Suspect"
+    CULPRIT = "culprit", "Culprit"
+
+
+class Incident(models.Model):
+    """A network performance incident a team investigates."""
+
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="incidents")
+    title = models.CharField(max_length=200)
+    symptom = models.TextField(blank=True)
+    severity = models.CharField(max_length=4, choices=Severity.choices, default=Severity.SEV3)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    started_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["team", "status"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class ChecklistStep(models.Model):
+    """One step of the checklist with the verdict a person gave it."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="steps")
+    layer = models.CharField(max_length=12, choices=Layer.choices)
+    verdict = models.CharField(max_length=14, choices=Verdict.choices, default=Verdict.NOT_LOOKED_AT)
+    rationale = models.TextField(blank=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["incident", "layer"], name="unique_step_per_layer")]
+
+    @property
+    def position(self) -> int:
+        return list(Layer.values).index(self.layer)
+
+
+class EventKind(models.TextChoices):
+    INCIDENT_OPENED = "incident_opened", "Incident opened"
+    INCIDENT_UPDATED = "incident_updated", "Incident updated"
+    EVIDENCE_UPLOADED = "evidence_uploaded", "Evidence uploaded"
+    ANALYSIS_STARTED = "analysis_started", "Analysis started"
+    ANALYSIS_FINISHED = "analysis_finished", "Analysis finished"
+    ANALYSIS_FAILED = "analysis_failed", "Analysis failed"
+    FINDING = "finding", "Finding"
+    NOTE = "note", "Note"
+    VERDICT_CHANGED = "verdict_changed", "Verdict changed"
+
+
+class TimelineEvent(models.Model):
+    """Something that happened in an incident; the timeline is append-only."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=20, choices=EventKind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    summary = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["incident", "id"])]

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from accounts.serializers import TeamSerializer
+from analysis.serializers import FindingSerializer
+from incidents.models import EventKind, Incident, Layer, Severity, Status, TimelineEvent, Verdict
+
+
+class IncidentSerializer(serializers.ModelSerializer[Incident]):
+    id = serializers.IntegerField(read_only=True, help_text="Incident id.")
+    team = TeamSerializer(read_only=True, help_text="The team that owns it.")
+    title = serializers.CharField(read_only=True, help_text="Short title.")
+    symptom = serializers.CharField(read_only=True, help_text="What users see.")
+    severity = serializers.ChoiceField(choices=Severity.choices, read_only=True, help_text="sev1 (worst) to sev4.")
+    status = serializers.ChoiceField(choices=Status.choices, read_only=True, help_text="open, mitigated or resolved.")
+    started_at = serializers.DateTimeField(read_only=True, help_text="When the symptom started.")
+    created_at = serializers.DateTimeField(read_only=True, help_text="When it was opened here.")
+    created_by = serializers.CharField(source="created_by.username", read_only=True, help_text="Who opened it.")
+    evidence_count = serializers.IntegerField(read_only=True, help_text="Files uploaded.")
+
+    class Meta:
+        model = Incident
+        fields = [
+            "id",
+            "team",
+            "title",
+            "symptom",
+            "severity",
+            "status",
+            "started_at",
+            "created_at",
+            "created_by",
+            "evidence_count",
+        ]
+
+
+class IncidentCreateSerializer(serializers.Serializer[None]):
+    team = serializers.IntegerField(help_text="Id of one of your teams.")
+    title = serializers.CharField(max_length=200, help_text="Short title.")
+    symptom = serializers.CharField(allow_blank=True, default="", help_text="What users see.")
+    severity = serializers.ChoiceField(choices=Severity.choices, default=Severity.SEV3, help_text="sev1 to sev4.")
+    started_at = serializers.DateTimeField(help_text="When the symptom started.")
+
+
+class IncidentUpdateSerializer(serializers.Serializer[None]):
+    title = serializers.CharField(max_length=200, required=False, help_text="Short title.")
+    symptom = serializers.CharField(allow_blank=True, required=False, help_text="What users see.")
+    severity = serializers.ChoiceField(choices=Severity.choices, required=False, help_text="sev1 to sev4.")
+    status = serializers.ChoiceField(choices=Status.choices, required=False, help_text="open, mitigated, resolved.")
+
+
+class SuggestionSerializer(serializers.Serializer[None]):
+    verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The verdict the findings suggest.")
+    reason = serializers.CharField(help_text="Which findings suggest it.")
+
+
+class StepSerializer(serializers.Serializer[None]):
+    layer = serializers.ChoiceField(choices=Layer.choices, source="step.layer", help_text="Checklist step.")
+    position = serializers.IntegerField(source="step.position", help_text="0 to 3, the order of the steps.")
+    verdict = serializers.ChoiceField(choices=Verdict.choices, source="step.verdict", help_text="Current verdict.")
+    rationale = serializers.CharField(source="step.rationale", help_text="Why the verdict was given.")
+    updated_by = serializers.CharField(
+        source="step.updated_by.username", allow_null=True, default=None, help_text="Who gave the verdict."
+    )
+    updated_at = serializers.DateTimeField(source="step.updated_at", allow_null=True, help_text="When.")
+    findings = FindingSerializer(many=True, help_text="Findings of this layer.")
+    suggestion = SuggestionSerializer(allow_null=True, help_text="What the findings suggest; a person decides.")
+    hint = serializers.CharField(help_text="What evidence would settle this step.")
+
+
+class VerdictSerializer(serializers.Serializer[None]):
+    verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The new verdict.")
+    rationale = serializers.CharField(
+        allow_blank=True, help_text="Why. Required: a verdict without a rationale is refused."
+    )
+
+    def validate_rationale(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Say why: a verdict needs a rationale.")
+        return value
+
+
+class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
+    id = serializers.IntegerField(read_only=True, help_text="Event id; increases over time.")
+    kind = serializers.ChoiceField(choices=EventKind.choices, read_only=True, help_text="What happened.")
+    actor = serializers.SerializerMethodField(help_text="Who did it; null for the system.")
+    created_at = serializers.DateTimeField(read_only=True, help_text="When.")
+    summary = serializers.CharField(read_only=True, help_text="One line for people.")
+    data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")
+
+    class Meta:
+        model = TimelineEvent
+        fields = ["id", "kind", "actor", "created_at", "summary", "data"]
+
+    def get_actor(self, event: TimelineEvent) -> str | None:
+        return event.actor.get_username() if event.actor else None
+
+
+class NoteSerializer(serializers.Serializer[None]):
+    text = serializers.CharField(help_text="The note.", max_length=10000)
+
+
+def step_payload(view: Any) -> dict[str, Any]:
+    return dict(StepSerializer(view).data)
