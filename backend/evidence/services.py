@@ -14,6 +14,7 @@ from evidence.storage import Readable, stream_to_storage
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from whodunnet.detect import sniff, sniff_gzip_inner
+from whodunnet.errors import MalformedInput
 
 MAX_FILENAME = 255
 CAPTURE_FORMATS = ("pcap", "pcapng")
@@ -25,7 +26,11 @@ def detected_kind(*, head: bytes, path: Path) -> str:
     if kind in CAPTURE_FORMATS:
         return "capture"
     if kind == "gzip":
-        return "capture" if sniff_gzip_inner(path) in CAPTURE_FORMATS else "gzip"
+        try:
+            inner = sniff_gzip_inner(path)
+        except MalformedInput:
+            return "gzip"
+        return "capture" if inner in CAPTURE_FORMATS else "gzip"
     return kind
 
 

@@ -1,0 +1,72 @@
+# Whodunnet. `make dev` starts the console; `make test` runs every test. See README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+NPM := npm
+TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
+
+.PHONY: install dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench fuzz demo clean
+
+install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html e2e/node_modules/.installed
+
+$(VENV)/.installed: backend/requirements.txt backend/requirements-dev.txt workers/pyproject.toml
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
+	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu run 'apt-get install python3-venv'"; exit 1; }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r backend/requirements-dev.txt -e workers
+	touch $@
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html -type f 2>/dev/null)
+	cd frontend && $(NPM) run build --silent
+
+e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
+	cd e2e && $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+dev: install
+	$(PY) scripts/dev.py
+
+lint: install
+	$(VENV)/bin/ruff check backend workers scripts bench
+	$(VENV)/bin/ruff format --check backend workers scripts bench
+	cd frontend && $(NPM) run --silent lint
+
+typecheck: install
+	cd backend && $(TEST_ENV) DATABASE_URL=postgres://unused/x CELERY_BROKER_URL=redis://unused ../$(VENV)/bin/mypy .
+	$(VENV)/bin/mypy --strict workers/whodunnet
+	cd frontend && $(NPM) run --silent typecheck
+
+schema: install
+	cd backend && $(TEST_ENV) DATABASE_URL=postgres://unused/x CELERY_BROKER_URL=redis://unused ../$(PY) manage.py spectacular --file openapi.yml --validate --fail-on-warn
+	cd frontend && $(NPM) run --silent gen:api
+
+test-workers: install
+	cd workers && ../$(VENV)/bin/pytest -q
+
+test-backend: install
+	$(TEST_ENV) $(PY) scripts/services.py run --data .data/test -- bash -c 'cd backend && ../$(VENV)/bin/pytest -q --create-db'
+
+test-frontend: install
+	cd frontend && $(NPM) test --silent
+
+e2e: install
+	rm -rf .data/e2e
+	$(TEST_ENV) $(PY) scripts/services.py run --data .data/e2e -- $(PY) scripts/e2e.py
+
+test: install lint typecheck test-workers test-backend test-frontend e2e
+	@echo "make test: every suite passed"
+
+bench: install
+	$(PY) bench/upload_memory.py
+
+fuzz: install
+	$(PY) workers/fuzz/fuzz_capture.py -max_total_time=600
+
+clean:
+	rm -rf .data/test .data/e2e frontend/dist

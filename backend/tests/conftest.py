@@ -1,0 +1,84 @@
+"""Shared test base: a team with an owner and a teammate, and an outsider from another team."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from accounts.models import Membership, Team
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def evidence_dir(settings: Any, tmp_path: Path) -> Path:
+    settings.EVIDENCE_DIR = tmp_path / "evidence"
+    return settings.EVIDENCE_DIR  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def team(db: None) -> Team:
+    return Team.objects.create(name="Edge", slug="edge")
+
+
+@pytest.fixture
+def other_team(db: None) -> Team:
+    return Team.objects.create(name="Payments", slug="payments")
+
+
+def _member(username: str, team: Team, role: str) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-pw")
+    Membership.objects.create(team=team, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def owner(team: Team) -> User:
+    return _member("olive", team, Membership.Role.OWNER)
+
+
+@pytest.fixture
+def teammate(team: Team) -> User:
+    return _member("tom", team, Membership.Role.MEMBER)
+
+
+@pytest.fixture
+def outsider(other_team: Team) -> User:
+    return _member("oscar", other_team, Membership.Role.OWNER)
+
+
+def client_for(user: User | None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def incident(owner: User, team: Team) -> Any:
+    from django.utils import timezone
+
+    from incidents.services import open_incident
+
+    return open_incident(
+        user=owner, team=team, title="Cross-region timeouts", symptom="30 s timeouts", severity="sev2",
+        started_at=timezone.now(),
+    )
+
+
+def copy_data(name: str, dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / name
+    shutil.copyfile(DATA / name, target)
+    return target
+
+
+@pytest.fixture
+def tmp_data(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.conftest import DATA, client_for
+
+
+def upload(client: Any, incident: Any, body: bytes, name: str = "client.pcap", method: str = "post") -> Any:
+    return getattr(client, method)(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename={name}",
+        body,
+        content_type="application/octet-stream",
+    )
+
+
+@pytest.mark.django_db
+def test_it_stores_an_upload_under_a_server_name_with_its_hash(
+    owner: User, incident: Any, evidence_dir: Path
+) -> None:
+    body = (DATA / "retransmit-fast009.pcap").read_bytes()
+    response = upload(client_for(owner), incident, body, name="../../etc/passwd<script>.pcap")
+    assert response.status_code == 201
+    evidence = response.json()
+    assert evidence["sha256"] == hashlib.sha256(body).hexdigest()
+    assert evidence["size"] == len(body)
+    assert evidence["kind"] == "capture"
+    assert evidence["filename"] == "passwd<script>.pcap"
+    assert evidence["analysis"]["status"] == "queued"
+    stored = [p for p in evidence_dir.rglob("*") if p.is_file()]
+    assert len(stored) == 1
+    assert stored[0].read_bytes() == body
+    assert "passwd" not in str(stored[0])
+
+
+@pytest.mark.django_db
+def test_it_accepts_put_as_curl_t_sends_it(owner: User, incident: Any) -> None:
+    response = upload(client_for(owner), incident, b"\x1f\x8b" + b"\x00" * 30, name="x.gz", method="put")
+    assert response.status_code == 201
+    assert response.json()["kind"] == "gzip"
+
+
+@pytest.mark.django_db
+def test_it_refuses_an_upload_over_the_limit_and_keeps_nothing(
+    owner: User, incident: Any, settings: Any, evidence_dir: Path
+) -> None:
+    settings.MAX_UPLOAD_BYTES = 1000
+    response = upload(client_for(owner), incident, b"x" * 5000)
+    assert response.status_code == 413
+    assert "1,000" in response.json()["detail"]
+    assert not [p for p in evidence_dir.rglob("*") if p.is_file()]
+    assert incident.evidence.count() == 0
+
+
+@pytest.mark.django_db
+def test_it_serves_evidence_back_only_as_an_attachment(owner: User, incident: Any) -> None:
+    client = client_for(owner)
+    evidence = upload(client, incident, b"<html><script>alert(1)</script></html>", name="page.html").json()
+    response = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence['id']}/download/")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/octet-stream"
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert b"".join(response.streaming_content) == b"<html><script>alert(1)</script></html>"
+
+
+@pytest.mark.django_db
+def test_it_puts_the_upload_on_the_timeline(owner: User, teammate: User, incident: Any) -> None:
+    upload(client_for(owner), incident, (DATA / "retransmit-fast009.pcap").read_bytes())
+    events = client_for(teammate).get(f"/api/incidents/{incident.pk}/timeline/").json()
+    assert events[-1]["kind"] == "evidence_uploaded"
+    assert events[-1]["actor"] == "olive"
+    assert "client.pcap" in events[-1]["summary"]

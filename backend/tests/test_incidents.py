@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from tests.conftest import client_for
+
+
+@pytest.mark.django_db
+def test_it_opens_an_incident_with_four_unlooked_steps_and_a_timeline_event(owner: User, team: Any) -> None:
+    client = client_for(owner)
+    response = client.post(
+        "/api/incidents/",
+        {"team": team.pk, "title": "Kafka timeouts", "symptom": "30 s", "severity": "sev2",
+         "started_at": "2026-11-22T10:00:00Z"},
+        format="json",
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["team"]["slug"] == "edge" and body["created_by"] == "olive" and body["status"] == "open"
+    steps = client.get(f"/api/incidents/{body['id']}/checklist/").json()
+    assert [s["layer"] for s in steps] == ["neighbours", "network", "application", "kernel"]
+    assert {s["verdict"] for s in steps} == {"not_looked_at"}
+    events = client.get(f"/api/incidents/{body['id']}/timeline/").json()
+    assert [e["kind"] for e in events] == ["incident_opened"]
+    assert events[0]["actor"] == "olive"
+
+
+@pytest.mark.django_db
+def test_it_filters_the_incident_list_by_status(owner: User, incident: Any) -> None:
+    client = client_for(owner)
+    client.patch(f"/api/incidents/{incident.pk}/", {"status": "resolved"}, format="json")
+    assert client.get("/api/incidents/?status=open").json() == []
+    assert [i["id"] for i in client.get("/api/incidents/?status=resolved").json()] == [incident.pk]
+    assert client.get("/api/incidents/?status=nonsense").status_code == 400
+
+
+@pytest.mark.django_db
+def test_it_requires_a_rationale_to_change_a_verdict(owner: User, incident: Any) -> None:
+    client = client_for(owner)
+    url = f"/api/incidents/{incident.pk}/checklist/network/"
+    refused = client.patch(url, {"verdict": "cleared", "rationale": "   "}, format="json")
+    assert refused.status_code == 400
+    assert "rationale" in refused.json()
+    accepted = client.patch(url, {"verdict": "cleared", "rationale": "every packet arrived"}, format="json")
+    assert accepted.status_code == 200
+    assert accepted.json()["verdict"] == "cleared"
+    assert accepted.json()["updated_by"] == "olive"
+    last = client.get(f"/api/incidents/{incident.pk}/timeline/").json()[-1]
+    assert last["kind"] == "verdict_changed"
+    assert last["data"] == {"layer": "network", "from": "not_looked_at", "to": "cleared",
+                            "rationale": "every packet arrived"}
+
+
+@pytest.mark.django_db
+def test_it_returns_only_newer_events_after_a_cursor(owner: User, teammate: User, incident: Any) -> None:
+    first = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/").json()
+    client_for(teammate).post(f"/api/incidents/{incident.pk}/notes/", {"text": "SYN retries on the client"}, format="json")
+    newer = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/?after={first[-1]['id']}").json()
+    assert [(e["kind"], e["actor"], e["summary"]) for e in newer] == [("note", "tom", "SYN retries on the client")]
+
+
+@pytest.mark.django_db
+def test_it_signs_in_with_a_session_and_enforces_csrf(owner: User, incident: Any) -> None:
+    client = APIClient(enforce_csrf_checks=True)
+    client.get("/api/auth/csrf/")
+    token = client.cookies["csrftoken"].value
+    bad = client.post("/api/auth/login/", {"username": "olive", "password": "wrong"}, format="json",
+                      HTTP_X_CSRFTOKEN=token)
+    assert bad.status_code == 400
+    ok = client.post("/api/auth/login/", {"username": "olive", "password": "olive-pw"}, format="json",
+                     HTTP_X_CSRFTOKEN=token)
+    assert ok.status_code == 200 and ok.json()["teams"][0]["slug"] == "edge"
+    token = client.cookies["csrftoken"].value
+    without = client.post(f"/api/incidents/{incident.pk}/notes/", {"text": "hi"}, format="json")
+    assert without.status_code == 403
+    with_token = client.post(f"/api/incidents/{incident.pk}/notes/", {"text": "hi"}, format="json",
+                             HTTP_X_CSRFTOKEN=token)
+    assert with_token.status_code == 201
+
+
+@pytest.mark.django_db
+def test_it_accepts_an_api_token_from_scripts(owner: User, incident: Any) -> None:
+    token = client_for(owner).post("/api/auth/token/").json()["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.get(f"/api/incidents/{incident.pk}/").status_code == 200
+    rotated = client_for(owner).post("/api/auth/token/").json()["token"]
+    assert rotated != token
+    assert client.get(f"/api/incidents/{incident.pk}/").status_code in (401, 403)

@@ -1,0 +1,83 @@
+"""Every incident-scoped endpoint: owner and teammate get in, an outsider gets 404, anonymous 403."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from evidence.services import receive_upload
+from tests.conftest import DATA, client_for
+
+
+@pytest.fixture
+def evidence(incident: Any, owner: User) -> Any:
+    with open(DATA / "retransmit-fast009.pcap", "rb") as stream:
+        return receive_upload(user=owner, incident=incident, filename="client.pcap", stream=stream, content_length=None)
+
+
+def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, Any] | None]]:
+    base = f"/api/incidents/{incident.pk}/"
+    return [
+        ("get", base, None),
+        ("patch", base, {"status": "mitigated"}),
+        ("get", base + "checklist/", None),
+        ("patch", base + "checklist/network/", {"verdict": "suspect", "rationale": "SYN retries"}),
+        ("get", base + "timeline/", None),
+        ("post", base + "notes/", {"text": "looking at the client capture"}),
+        ("get", base + "findings/", None),
+        ("get", base + "evidence/", None),
+        ("get", base + f"evidence/{evidence.pk}/", None),
+        ("get", base + f"evidence/{evidence.pk}/download/", None),
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["owner", "teammate"])
+def test_it_lets_the_team_use_every_incident_endpoint(who: str, request: Any, incident: Any, evidence: Any) -> None:
+    client = client_for(request.getfixturevalue(who))
+    for method, url, body in endpoints(incident, evidence):
+        response = getattr(client, method)(url, body, format="json")
+        assert response.status_code in (200, 201), (method, url, response.status_code)
+
+
+@pytest.mark.django_db
+def test_it_answers_not_found_to_an_outsider_on_every_incident_endpoint(
+    outsider: User, incident: Any, evidence: Any
+) -> None:
+    client = client_for(outsider)
+    for method, url, body in endpoints(incident, evidence):
+        response = getattr(client, method)(url, body, format="json")
+        assert response.status_code == 404, (method, url, response.status_code)
+    upload = client.post(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=x.pcap", b"abc", content_type="application/octet-stream"
+    )
+    assert upload.status_code == 404
+    incident.refresh_from_db()
+    assert incident.status == "open"
+    assert not incident.events.filter(kind="note").exists()
+    assert incident.evidence.count() == 1
+
+
+@pytest.mark.django_db
+def test_it_refuses_anonymous_requests(incident: Any, evidence: Any) -> None:
+    client = client_for(None)
+    for method, url, body in endpoints(incident, evidence):
+        response = getattr(client, method)(url, body, format="json")
+        assert response.status_code == 403, (method, url, response.status_code)
+
+
+@pytest.mark.django_db
+def test_it_lists_only_the_incidents_of_my_teams(owner: User, outsider: User, incident: Any) -> None:
+    assert [row["id"] for row in client_for(owner).get("/api/incidents/").json()] == [incident.pk]
+    assert client_for(outsider).get("/api/incidents/").json() == []
+
+
+@pytest.mark.django_db
+def test_it_will_not_open_an_incident_for_another_team(outsider: User, team: Any) -> None:
+    response = client_for(outsider).post(
+        "/api/incidents/", {"team": team.pk, "title": "x", "started_at": "2026-11-22T10:00:00Z"}, format="json"
+    )
+    assert response.status_code == 400
+    assert "team" in response.json()

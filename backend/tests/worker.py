@@ -1,0 +1,83 @@
+"""A real Celery worker process for tests that cross the broker, pointed at the test database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from django.db import connection
+
+BACKEND = Path(__file__).resolve().parent.parent
+
+
+def test_database_url() -> str:
+    db: dict[str, Any] = connection.settings_dict
+    host = quote(db.get("HOST") or "", safe="")
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{host}{port}/{db['NAME']}"
+
+
+class WorkerProcess:
+    """``celery worker`` in its own process group, so a test can SIGKILL all of it."""
+
+    def __init__(self, *, evidence_dir: Path, log_dir: Path, extra_env: dict[str, str] | None = None) -> None:
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": test_database_url(),
+            "WHODUNNET_EVIDENCE_DIR": str(evidence_dir),
+            "WHODUNNET_RUN_STALE_SECONDS": "3",
+            **(extra_env or {}),
+        }
+        self.log_dir = log_dir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        name = f"test-{uuid.uuid4().hex[:8]}@%h"
+        log = open(self.log_dir / f"worker-{time.monotonic_ns()}.log", "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--pool", "prefork",
+             "--without-mingle", "--without-gossip", "--loglevel", "INFO", "--hostname", name],
+            cwd=BACKEND,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        return self
+
+    def kill(self) -> None:
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(self.log_dir.glob("worker-*.log")))
+
+
+def wait_for(predicate: Any, *, timeout: float, what: str, worker: WorkerProcess | None = None) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    logs = worker.logs() if worker else ""
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{logs}")
