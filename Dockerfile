@@ -1,0 +1,25 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM node:20-bookworm-slim AS frontend
+WORKDIR /src/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend/ ./
+COPY backend/openapi.yml /src/backend/openapi.yml
+RUN npm run build
+
+FROM python:3.11-slim-bookworm
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+COPY backend/requirements.txt backend/requirements.txt
+COPY workers/ workers/
+RUN pip install -r backend/requirements.txt ./workers
+COPY backend/ backend/
+COPY --from=frontend /src/frontend/dist frontend/dist
+RUN cd backend && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
+    python manage.py collectstatic --noinput
+RUN useradd --create-home whodunnet && mkdir -p /data/evidence && chown whodunnet /data/evidence
+USER whodunnet
+WORKDIR /app/backend
+ENV WHODUNNET_EVIDENCE_DIR=/data/evidence WHODUNNET_FRONTEND_DIST=/app/frontend/dist
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8"]

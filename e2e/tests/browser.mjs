@@ -1,0 +1,45 @@
+// Shared set-up: Debian's Chromium driven by playwright-core (no browser download).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://127.0.0.1:8000';
+export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? 'test-results';
+mkdirSync(ARTIFACTS, { recursive: true });
+
+export const USERS = {
+  owner: { username: 'olive', password: 'olive-e2e-pw' },
+  teammate: { username: 'tom', password: 'tom-e2e-pw' },
+  outsider: { username: 'oscar', password: 'oscar-e2e-pw' },
+};
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function signIn(browser, user) {
+  const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return { context, page };
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,46 @@
+/**
+ * Names for the API's shapes, all taken from the generated schema (`schema.d.ts`), never written by
+ * hand. They are looked up through the paths so that a renamed component does not break them.
+ */
+import type { paths } from './schema';
+
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Ok<Op> = Op extends { responses: { 200: infer R } }
+  ? JsonOf<R>
+  : Op extends { responses: { 201: infer R } }
+    ? JsonOf<R>
+    : never;
+type Body<Op> = Op extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
+type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+export type Me = Ok<paths['/api/auth/me/']['get']>;
+export type Team = Me['teams'][number];
+export type LoginBody = Body<paths['/api/auth/login/']['post']>;
+export type ApiToken = Ok<paths['/api/auth/token/']['post']>;
+
+export type Incident = Ok<paths['/api/incidents/{id}/']['get']>;
+export type IncidentListQuery = Query<paths['/api/incidents/']['get']>;
+export type IncidentCreate = Body<paths['/api/incidents/']['post']>;
+export type IncidentUpdate = Body<paths['/api/incidents/{id}/']['patch']>;
+export type Severity = Incident['severity'];
+export type IncidentStatus = Incident['status'];
+
+export type Evidence = Ok<paths['/api/incidents/{id}/evidence/{evidence_id}/']['get']>;
+export type AnalysisRun = NonNullable<Evidence['analysis']>;
+export type AnalysisStatus = AnalysisRun['status'];
+
+export type Finding = Ok<paths['/api/incidents/{id}/findings/']['get']>[number];
+export type Layer = Finding['layer'];
+export type FindingSeverity = Finding['severity'];
+
+export type ChecklistStep = Ok<paths['/api/incidents/{id}/checklist/']['get']>[number];
+export type Verdict = ChecklistStep['verdict'];
+export type VerdictUpdate = Body<paths['/api/incidents/{id}/checklist/{layer}/']['patch']>;
+
+export type TimelineEvent = Ok<paths['/api/incidents/{id}/timeline/']['get']>[number];
+export type EventKind = TimelineEvent['kind'];
+export type NoteCreate = Body<paths['/api/incidents/{id}/notes/']['post']>;
+
+/** Paths used outside openapi-fetch (the XHR upload, download links); `satisfies` keeps them in the schema. */
+export const UPLOAD_PATH = '/api/incidents/{id}/evidence/upload/' satisfies keyof paths;
+export const DOWNLOAD_PATH = '/api/incidents/{id}/evidence/{evidence_id}/download/' satisfies keyof paths;

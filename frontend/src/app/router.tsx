@@ -1,0 +1,29 @@
+import { Route, Routes } from 'react-router-dom';
+
+import { NotFound } from '@/components/not-found';
+
+import { AppLayout } from './layout';
+import { ApiTokenRoute } from './routes/api-token';
+import { IncidentRoute } from './routes/incident';
+import { IncidentsRoute } from './routes/incidents';
+import { NewIncidentRoute } from './routes/new-incident';
+import { RequireAuth } from './require-auth';
+import { SignInRoute } from './routes/sign-in';
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route element={<AppLayout />}>
+        <Route path="/sign-in" element={<SignInRoute />} />
+        <Route element={<RequireAuth />}>
+          <Route index element={<IncidentsRoute />} />
+          <Route path="/incidents" element={<IncidentsRoute />} />
+          <Route path="/incidents/new" element={<NewIncidentRoute />} />
+          <Route path="/incidents/:incidentId" element={<IncidentRoute />} />
+          <Route path="/api-token" element={<ApiTokenRoute />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Route>
+    </Routes>
+  );
+}

@@ -1,0 +1,64 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { useParams } from 'react-router-dom';
+
+import { ErrorMessage } from '@/components/error-message';
+import { Loading } from '@/components/loading';
+import { NotFound } from '@/components/not-found';
+import { isNotFound } from '@/api/errors';
+import { incidentScopeKey } from '@/api/query-keys';
+import { Checklist } from '@/features/checklist/components/checklist';
+import { EvidenceSection } from '@/features/evidence/components/evidence-section';
+import { FindingList } from '@/features/findings/components/finding-list';
+import { incidentKeys, incidentQueryOptions } from '@/features/incidents/api/incidents-api';
+import { IncidentHeader } from '@/features/incidents/components/incident-header';
+import { timelineKeys } from '@/features/timeline/api/timeline-api';
+import { Timeline } from '@/features/timeline/components/timeline';
+
+function IncidentPage({ incidentId }: { incidentId: number }) {
+  const queryClient = useQueryClient();
+  const incident = useQuery(incidentQueryOptions(incidentId));
+
+  // The timeline is the incident's event stream: when it brings anything new (a teammate's upload,
+  // a finished analysis, a verdict), refresh everything else about the incident.
+  const onNewEvents = useCallback(() => {
+    const timelineKey = timelineKeys.list(incidentId);
+    void queryClient.invalidateQueries({
+      queryKey: incidentScopeKey(incidentId),
+      predicate: (query) => query.queryKey.length !== timelineKey.length || query.queryKey.at(-1) !== timelineKey.at(-1),
+    });
+    void queryClient.invalidateQueries({ queryKey: incidentKeys.lists() });
+  }, [incidentId, queryClient]);
+
+  if (incident.isPending) return <Loading label="Loading incident…" />;
+  if (incident.isError) {
+    if (isNotFound(incident.error)) return <NotFound what="Incident" />;
+    return <ErrorMessage>Could not load the incident: {incident.error.message}</ErrorMessage>;
+  }
+
+  return (
+    <div className="incident">
+      <IncidentHeader incident={incident.data} />
+      <div className="incident__columns">
+        <div className="incident__main">
+          <EvidenceSection incidentId={incidentId} />
+          <Checklist
+            incidentId={incidentId}
+            renderFindings={(findings) => <FindingList findings={findings} />}
+          />
+        </div>
+        <aside className="incident__side" aria-label="Incident timeline">
+          <Timeline incidentId={incidentId} onNewEvents={onNewEvents} />
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+export function IncidentRoute() {
+  const { incidentId } = useParams();
+  const id = Number(incidentId);
+  if (!Number.isInteger(id) || id <= 0) return <NotFound what="Incident" />;
+  // Keyed so that moving between incidents starts each page fresh (uploads, open forms).
+  return <IncidentPage key={id} incidentId={id} />;
+}

@@ -1,0 +1,108 @@
+import { type ReactNode, useId, useState } from 'react';
+
+import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
+import { formatDateTime } from '@/lib/format';
+
+import { LAYER_LABEL, VERDICT_LABEL } from '../labels';
+import { VerdictBadge } from './verdict-badge';
+import { VerdictForm } from './verdict-form';
+
+interface ChecklistStepProps {
+  incidentId: number;
+  step: Step;
+  position: number;
+  renderFindings: (findings: Finding[]) => ReactNode;
+}
+
+type Editing = { verdict?: Verdict; rationale?: string } | null;
+
+/** One layer of the checklist: verdict and why, the findings that speak to it, a suggestion, and what would settle it. */
+export function ChecklistStep({ incidentId, step, position, renderFindings }: ChecklistStepProps) {
+  const [editing, setEditing] = useState<Editing>(null);
+  const id = useId();
+  const label = LAYER_LABEL[step.layer];
+
+  return (
+    <li className={`step step--${step.verdict}`} aria-labelledby={`${id}-title`}>
+      <header className="step__head">
+        <span className="step__number" aria-hidden="true">
+          {position}
+        </span>
+        <h3 id={`${id}-title`}>{label}</h3>
+        <VerdictBadge verdict={step.verdict} />
+        {editing === null && (
+          <button
+            type="button"
+            className="button button--small step__change"
+            aria-label={`Change verdict for ${label}`}
+            onClick={() => {
+              setEditing({});
+            }}
+          >
+            Change verdict
+          </button>
+        )}
+      </header>
+
+      {step.rationale ? (
+        <p className="step__rationale">
+          {step.rationale}
+          {step.updated_by && (
+            <span className="muted small">
+              {' '}
+              — {step.updated_by}
+              {step.updated_at && (
+                <>
+                  , <time dateTime={step.updated_at}>{formatDateTime(step.updated_at)}</time>
+                </>
+              )}
+            </span>
+          )}
+        </p>
+      ) : (
+        <p className="muted small">No verdict given yet.</p>
+      )}
+
+      {editing !== null && (
+        <VerdictForm
+          incidentId={incidentId}
+          step={step}
+          initialVerdict={editing.verdict}
+          initialRationale={editing.rationale}
+          onDone={() => {
+            setEditing(null);
+          }}
+        />
+      )}
+
+      {step.suggestion && (
+        <div className="step__suggestion">
+          <span>
+            Suggested: <strong>{VERDICT_LABEL[step.suggestion.verdict]}</strong> — {step.suggestion.reason}
+          </span>
+          {editing === null && step.suggestion.verdict !== step.verdict && (
+            <button
+              type="button"
+              className="button button--small"
+              aria-label={`Review suggestion for ${label}`}
+              onClick={() => {
+                if (step.suggestion) setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
+              }}
+            >
+              Review suggestion
+            </button>
+          )}
+        </div>
+      )}
+
+      {renderFindings(step.findings)}
+
+      {step.hint && (
+        <p className="step__hint small">
+          <span className="muted">To settle it: </span>
+          {step.hint}
+        </p>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,34 @@
+import { queryOptions } from '@tanstack/react-query';
+
+import { api } from '@/api/client';
+import { unwrap } from '@/api/errors';
+import { incidentScopeKey } from '@/api/query-keys';
+import { DOWNLOAD_PATH, type Evidence } from '@/api/types';
+
+export const evidenceKeys = {
+  list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
+  detail: (incidentId: number, evidenceId: number) =>
+    [...incidentScopeKey(incidentId), 'evidence', evidenceId] as const,
+};
+
+/** True while the worker still has to say something about this evidence. */
+export function isAnalysisActive(evidence: Evidence): boolean {
+  const status = evidence.analysis?.status;
+  return status === 'queued' || status === 'running';
+}
+
+/** How often to poll the evidence list while any analysis is queued or running. */
+export const EVIDENCE_POLL_MS = 1000;
+
+export const evidenceListQueryOptions = (incidentId: number) =>
+  queryOptions({
+    queryKey: evidenceKeys.list(incidentId),
+    queryFn: async ({ signal }) =>
+      unwrap(await api.GET('/api/incidents/{id}/evidence/', { params: { path: { id: incidentId } }, signal })),
+    // The analysis row is the truth about the background work; poll it only while it can change.
+    refetchInterval: (query) => (query.state.data?.some(isAnalysisActive) ? EVIDENCE_POLL_MS : false),
+  });
+
+export function downloadUrl(incidentId: number, evidenceId: number): string {
+  return DOWNLOAD_PATH.replace('{id}', String(incidentId)).replace('{evidence_id}', String(evidenceId));
+}

@@ -1,0 +1,105 @@
+import { useId } from 'react';
+
+import { Badge, type BadgeTone } from '@/components/badge';
+import { ErrorMessage } from '@/components/error-message';
+import { ProgressBar } from '@/components/progress-bar';
+import type { AnalysisRun, AnalysisStatus, Evidence } from '@/api/types';
+import { formatBytes, formatCount, formatDateTime } from '@/lib/format';
+
+import { downloadUrl } from '../api/evidence-api';
+import { EvidenceSummary } from './evidence-summary';
+
+const STATUS_LABEL: Record<AnalysisStatus, string> = {
+  queued: 'Queued',
+  running: 'Running',
+  done: 'Done',
+  failed: 'Failed',
+};
+
+const STATUS_TONE: Record<AnalysisStatus, BadgeTone> = {
+  queued: 'neutral',
+  running: 'info',
+  done: 'good',
+  failed: 'bad',
+};
+
+function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: string }) {
+  if (!run) return <p className="muted">No analyzer for this kind of evidence yet.</p>;
+  switch (run.status) {
+    case 'queued':
+      return <p className="muted">Waiting for a worker…</p>;
+    case 'running': {
+      const percent = run.progress * 100;
+      return (
+        <div className="analysis-running">
+          <ProgressBar percent={percent} label={`Analysing ${filename}`} />
+          <p className="muted small">
+            {Math.round(percent)}%{run.progress_message ? ` · ${run.progress_message}` : ''}
+          </p>
+        </div>
+      );
+    }
+    case 'failed':
+      return (
+        <ErrorMessage>
+          Analysis failed: {run.error || 'no reason given'}
+          {run.error_offset !== null && ` (at byte ${formatCount(run.error_offset)})`}
+        </ErrorMessage>
+      );
+    case 'done':
+      return null;
+  }
+}
+
+/** One uploaded file: what it is, its hash, and where its analysis stands. */
+export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; incidentId: number }) {
+  const id = useId();
+  const run = evidence.analysis;
+  return (
+    <article className="card evidence-card" aria-labelledby={`${id}-name`}>
+      <header className="card__head">
+        <h3 id={`${id}-name`} className="mono evidence-card__name">
+          {evidence.filename}
+        </h3>
+        {run && (
+          <Badge tone={STATUS_TONE[run.status]} title={`Analysis ${run.status}`}>
+            {STATUS_LABEL[run.status]}
+          </Badge>
+        )}
+      </header>
+      <dl className="facts">
+        <div>
+          <dt>Kind</dt>
+          <dd>{evidence.kind}</dd>
+        </div>
+        <div>
+          <dt>Size</dt>
+          <dd>{formatBytes(evidence.size)}</dd>
+        </div>
+        <div>
+          <dt>SHA-256</dt>
+          <dd className="mono" title={evidence.sha256}>
+            {evidence.sha256.slice(0, 12)}
+          </dd>
+        </div>
+        <div>
+          <dt>Uploaded</dt>
+          <dd>
+            {evidence.uploaded_by}, <time dateTime={evidence.uploaded_at}>{formatDateTime(evidence.uploaded_at)}</time>
+          </dd>
+        </div>
+      </dl>
+      <AnalysisState run={run} filename={evidence.filename} />
+      {/* A failed analysis may still have read part of the file: show what it got. */}
+      {evidence.summary && (run?.status === 'done' || run?.status === 'failed') && (
+        <EvidenceSummary summary={evidence.summary} />
+      )}
+      <footer className="card__foot">
+        <a href={downloadUrl(incidentId, evidence.id)} download>
+          Download
+        </a>
+        {run?.engine_version && <span className="muted small">engine {run.engine_version}</span>}
+      </footer>
+    </article>
+  );
+}

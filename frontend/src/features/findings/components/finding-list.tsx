@@ -1,0 +1,19 @@
+import type { Finding } from '@/api/types';
+
+import { FINDING_SEVERITY_RANK } from '../labels';
+import { FindingCard } from './finding-card';
+
+/** Findings, most severe first (then in the order they were made). */
+export function FindingList({ findings, empty }: { findings: Finding[]; empty?: string }) {
+  if (findings.length === 0) return empty ? <p className="muted small">{empty}</p> : null;
+  const sorted = [...findings].sort(
+    (a, b) => FINDING_SEVERITY_RANK[a.severity] - FINDING_SEVERITY_RANK[b.severity] || a.id - b.id,
+  );
+  return (
+    <div className="findings">
+      {sorted.map((f) => (
+        <FindingCard key={f.id} finding={f} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useRef } from 'react';
+
+import { ErrorMessage } from '@/components/error-message';
+import { Loading } from '@/components/loading';
+import type { TimelineEvent } from '@/api/types';
+import { formatDateTime } from '@/lib/format';
+
+import { timelineQueryOptions } from '../api/timeline-api';
+import { EVENT_KIND_LABEL } from '../labels';
+import { NoteForm } from './note-form';
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+function EventItem({ event }: { event: TimelineEvent }) {
+  return (
+    <li className={`event event--${event.kind}`}>
+      <div className="event__meta">
+        <time dateTime={event.created_at} title={formatDateTime(event.created_at)}>
+          {timeOfDay.format(new Date(event.created_at))}
+        </time>
+        <span className="event__actor">{event.actor ?? 'whodunnet'}</span>
+        <span className="event__kind">{EVENT_KIND_LABEL[event.kind]}</span>
+      </div>
+      <p className="event__summary">{event.summary}</p>
+    </li>
+  );
+}
+
+interface TimelineProps {
+  incidentId: number;
+  /** Called with events that arrived after the first load (from anyone, including this user). */
+  onNewEvents?: (events: TimelineEvent[]) => void;
+}
+
+/** Everything that happened in the incident, oldest first and newest last, updated live. */
+export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
+  const timeline = useQuery(timelineQueryOptions(incidentId));
+  const id = useId();
+  const lastSeen = useRef<number | null>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const events = timeline.data;
+
+  useEffect(() => {
+    const last = events?.at(-1)?.id;
+    if (!events || last === undefined) return;
+    const previous = lastSeen.current;
+    lastSeen.current = last;
+    if (previous !== null && last > previous) onNewEvents?.(events.filter((e) => e.id > previous));
+    // Keep the newest event in view unless the reader has scrolled up to read older ones.
+    const box = listRef.current;
+    if (box && (previous === null || box.scrollHeight - box.scrollTop - box.clientHeight < 120)) {
+      box.scrollTop = box.scrollHeight;
+    }
+  }, [events, onNewEvents]);
+
+  return (
+    <section className="section timeline" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Timeline</h2>
+      {timeline.isPending && <Loading label="Loading timeline…" />}
+      {timeline.isError && <ErrorMessage>Could not load the timeline: {timeline.error.message}</ErrorMessage>}
+      {events && (
+        <div className="timeline__log" role="log" aria-label="Timeline events" ref={listRef} tabIndex={0}>
+          {events.length === 0 ? (
+            <p className="muted">Nothing yet.</p>
+          ) : (
+            <ol className="events">
+              {events.map((event) => (
+                <EventItem key={event.id} event={event} />
+              ))}
+            </ol>
+          )}
+        </div>
+      )}
+      <NoteForm incidentId={incidentId} />
+    </section>
+  );
+}

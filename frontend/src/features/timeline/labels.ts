@@ -1,0 +1,13 @@
+import type { EventKind } from '@/api/types';
+
+export const EVENT_KIND_LABEL: Record<EventKind, string> = {
+  incident_opened: 'opened',
+  incident_updated: 'updated',
+  evidence_uploaded: 'upload',
+  analysis_started: 'analysis',
+  analysis_finished: 'analysis',
+  analysis_failed: 'analysis failed',
+  finding: 'finding',
+  note: 'note',
+  verdict_changed: 'verdict',
+};

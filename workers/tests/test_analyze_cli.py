@@ -1,0 +1,50 @@
+"""``whodunnet analyze`` as a user runs it: a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import CAPTURES
+
+
+def whodunnet(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "whodunnet.cli", *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_it_prints_evidence_and_findings_as_json(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes((CAPTURES / "ipv6.pcap").read_bytes()[:5000])
+    proc = whodunnet("analyze", "--json", str(CAPTURES / "twovlan.pcap"), str(cut))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"engine_version", "evidence", "findings"}
+    first, second = data["evidence"]
+    assert first["kind"] == "capture" and first["summary"]["packets"] == 6 and first["error"] is None
+    assert second["error"]["offset"] is not None and "middle of a packet" in second["error"]["message"]
+    assert [f["kind"] for f in data["findings"]] == ["capture.summary", "capture.summary"]
+    assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}
+
+
+def test_it_prints_a_readable_report() -> None:
+    proc = whodunnet("analyze", str(CAPTURES / "tcp_handshake_synthetic.pcap"))
+    assert proc.returncode == 0, proc.stderr
+    assert "capture.summary" in proc.stdout and "TCP connections" in proc.stdout
+
+
+def test_it_exits_2_for_missing_files_and_bad_options() -> None:
+    missing = whodunnet("analyze", "/nonexistent/capture.pcap")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    bad_limit = whodunnet("analyze", "--max-input-bytes", "lots", str(CAPTURES / "pptp.pcap"))
+    assert bad_limit.returncode == 2
+
+
+def test_it_honours_max_input_bytes() -> None:
+    proc = whodunnet("analyze", "--json", "--max-input-bytes", "100000", str(CAPTURES / "echo-connections.pcap.gz"))
+    assert proc.returncode == 0
+    (ev,) = json.loads(proc.stdout)["evidence"]
+    assert "limit" in ev["error"]["message"] and ev["error"]["offset"] == 100000

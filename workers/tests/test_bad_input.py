@@ -1,0 +1,183 @@
+"""Bad input: a clear error naming where it broke, the partial result, never a crash."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import struct
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from capture_builders import ethernet, ipv4, pcap, pcapng_epb, pcapng_idb, pcapng_shb, tcp_segment
+from conftest import CAPTURES
+from whodunnet.capture import CaptureAnalysis
+from whodunnet.capture.reader import CHUNK
+from whodunnet.engine import analyze
+from whodunnet.errors import InputTooLarge, MalformedInput
+from whodunnet.limits import Limits
+
+
+def frames(n: int) -> list[bytes]:
+    return [ethernet(ipv4("10.0.0.1", "10.0.0.2", tcp_segment(1000 + i, 80, payload=b"d" * 100))) for i in range(n)]
+
+
+def test_it_reports_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.pcap"
+    path.write_bytes(b"")
+    (ev,) = analyze([path]).evidence
+    assert ev.kind == "unknown"
+    assert ev.error is not None and ev.error.message == "the file is empty"
+
+
+def test_it_says_what_random_bytes_named_pcap_look_like(tmp_path: Path) -> None:
+    path = tmp_path / "random.pcap"
+    path.write_bytes(bytes(range(256)) * 40)
+    result = analyze([path])
+    (ev,) = result.evidence
+    assert ev.kind == "unknown"
+    assert ev.error is not None and "binary data" in ev.error.message
+    assert result.findings == ()
+
+
+def test_it_keeps_the_partial_result_of_a_pcap_cut_mid_packet(tmp_path: Path) -> None:
+    data = pcap(frames(10))
+    record = 16 + len(frames(1)[0])
+    cut_record = 24 + 6 * record  # the 7th record starts here
+    path = tmp_path / "cut.pcap"
+    path.write_bytes(data[: cut_record + 30])
+    result = analyze([path])
+    (ev,) = result.evidence
+    assert ev.kind == "capture"
+    assert ev.error is not None
+    assert ev.error.offset == cut_record
+    assert "middle of a packet" in ev.error.message
+    assert ev.summary["packets"] == 6
+    assert ev.summary["tcp_connections"] == 6
+    (finding,) = result.findings
+    assert f"byte {cut_record:,}" in finding.explanation
+
+
+def test_it_rejects_a_capture_with_an_impossible_caplen_without_allocating_it(tmp_path: Path) -> None:
+    data = bytearray(pcap(frames(3)))
+    record = 16 + len(frames(1)[0])
+    bad = 24 + 2 * record
+    struct.pack_into("<I", data, bad + 8, 0xFFFFFFFF)
+    path = tmp_path / "huge-caplen.pcap"
+    path.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        (ev,) = analyze([path]).evidence
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024
+    assert ev.error is not None and ev.error.offset == bad
+    assert "caplen 4,294,967,295" in ev.error.message
+    assert ev.summary["packets"] == 2
+
+
+def test_it_rejects_a_pcapng_packet_larger_than_the_limit(tmp_path: Path) -> None:
+    frame = frames(1)[0]
+    good = pcapng_shb() + pcapng_idb(1) + pcapng_epb(0, 10**15, frame)
+    bad = bytearray(pcapng_epb(0, 10**15, frame))
+    struct.pack_into("<I", bad, 20, 0x7FFFFFFF)
+    path = tmp_path / "huge.pcapng"
+    path.write_bytes(good + bytes(bad))
+    (ev,) = analyze([path]).evidence
+    assert ev.error is not None and ev.error.offset == len(good)
+    assert ev.summary["packets"] == 1
+
+
+def test_it_rejects_a_caplen_past_the_end_of_the_file(tmp_path: Path) -> None:
+    data = bytearray(pcap(frames(2)))
+    struct.pack_into("<I", data, 24 + 8, 200_000)  # under max_caplen, past the end
+    path = tmp_path / "past-end.pcap"
+    path.write_bytes(bytes(data))
+    (ev,) = analyze([path]).evidence
+    assert ev.error is not None and ev.error.offset == 24
+    assert ev.summary["packets"] == 0
+
+
+def zero_packet_gzip(path: Path, inflated: int) -> None:
+    """A gzip of a pcap whose records are empty: tiny on disk, ``inflated`` bytes inside."""
+    header = pcap([])
+    record = struct.pack("<IIII", 1_700_000_000, 0, 0, 0)
+    block = record * (1 << 16)
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(header)
+        written = len(header)
+        while written < inflated:
+            f.write(block)
+            written += len(block)
+
+
+def test_it_stops_a_gzip_that_inflates_past_the_limit_at_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.pcap.gz"
+    zero_packet_gzip(path, 64 * 1024 * 1024)
+    assert os.path.getsize(path) < 1024 * 1024
+    limit = 3 * 1024 * 1024 + 5
+    analysis = CaptureAnalysis(limits=Limits(max_input_bytes=limit))
+    with pytest.raises(InputTooLarge) as caught:
+        analysis.run(path)
+    assert analysis.decompressed_bytes <= limit + CHUNK
+    assert analysis.decompressed_bytes <= limit + 1
+    assert caught.value.offset == limit
+    partial = caught.value.partial
+    assert partial["packets"] * 16 + 24 <= limit
+    assert partial["packets"] >= (limit - 24) // 16 - 1
+
+    (ev,) = analyze([path], limits=Limits(max_input_bytes=limit)).evidence
+    assert ev.error is not None and "larger than the limit" in ev.error.message
+    assert ev.summary["compressed"] is True
+
+
+def test_it_reads_a_gzip_exactly_at_the_limit(tmp_path: Path) -> None:
+    data = pcap(frames(5))
+    path = tmp_path / "exact.pcap.gz"
+    path.write_bytes(gzip.compress(data))
+    (ev,) = analyze([path], limits=Limits(max_input_bytes=len(data))).evidence
+    assert ev.error is None and ev.summary["packets"] == 5
+
+
+def test_it_applies_the_limit_to_uncompressed_files_too(tmp_path: Path) -> None:
+    path = tmp_path / "big.pcap"
+    path.write_bytes(pcap(frames(50)))
+    (ev,) = analyze([path], limits=Limits(max_input_bytes=2000)).evidence
+    assert ev.error is not None and ev.error.offset == 2000
+    assert 0 < ev.summary["packets"] < 50
+
+
+def test_it_reports_a_truncated_gzip_with_the_partial_result(tmp_path: Path) -> None:
+    data = (CAPTURES / "iso-download.pcap.gz").read_bytes()
+    path = tmp_path / "cut.pcap.gz"
+    path.write_bytes(data[: len(data) // 2])
+    (ev,) = analyze([path]).evidence
+    assert ev.kind == "capture"
+    assert ev.error is not None
+    assert 0 < ev.summary["packets"] < 289
+
+
+def test_it_reports_gzip_of_text_as_not_a_capture(tmp_path: Path) -> None:
+    path = tmp_path / "notes.gz"
+    path.write_bytes(gzip.compress(b"just some notes\nabout the incident\n"))
+    (ev,) = analyze([path]).evidence
+    assert ev.kind == "unknown"
+    assert ev.error is not None and "gzip-compressed text" in ev.error.message
+
+
+def test_it_reports_a_pcap_header_cut_short() -> None:
+    with pytest.raises(MalformedInput) as caught:
+        CaptureAnalysis().run(io.BytesIO(pcap([])[:10]))
+    assert caught.value.offset == 0
+
+
+def test_it_keeps_other_files_when_one_is_bad(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(b"\xd4\xc3\xb2\xa1" + b"\xff" * 100)
+    result = analyze([bad, CAPTURES / "pptp.pcap"])
+    assert [e.kind for e in result.evidence] == ["capture", "capture"]
+    assert result.evidence[0].error is not None
+    assert result.evidence[1].error is None and result.evidence[1].summary["packets"] == 23

@@ -1,0 +1,65 @@
+"""Content sniffing: kinds from bytes, never from names."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+
+from conftest import CAPTURES
+from whodunnet import detect
+from whodunnet.detect import sniff, sniff_gzip_inner, text_kind
+from whodunnet.errors import MalformedInput
+
+
+@pytest.mark.parametrize(
+    ("magic", "kind"),
+    [
+        ("a1b2c3d4", "pcap"),
+        ("d4c3b2a1", "pcap"),
+        ("a1b23c4d", "pcap"),
+        ("4d3cb2a1", "pcap"),
+        ("0a0d0d0a", "pcapng"),
+        ("1f8b0800", "gzip"),
+    ],
+)
+def test_it_recognises_capture_magics(magic: str, kind: str) -> None:
+    assert sniff(bytes.fromhex(magic) + bytes(60)) == kind
+
+
+def test_it_tells_empty_text_and_binary_apart() -> None:
+    assert sniff(b"") == "empty"
+    assert sniff(b"net.ipv4.tcp_ecn = 1\n") == "text"
+    assert sniff("héllo wörld\n".encode()[:-2] + b"\xc3") == "text"  # cut inside a character
+    assert sniff(bytes(range(256))) == "binary"
+
+
+def test_it_lets_a_text_kind_be_added_with_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(detect, "TEXT_KINDS", dict(detect.TEXT_KINDS))
+
+    @text_kind("uname")
+    def _uname(text: str) -> bool:
+        return text.startswith("Linux ")
+
+    assert sniff(b"Linux host 6.6.10-1-aws #1 SMP x86_64 GNU/Linux\n") == "uname"
+    assert sniff(b"something else\n") == "text"
+
+
+def test_it_sniffs_what_is_inside_a_gzip() -> None:
+    assert sniff_gzip_inner(CAPTURES / "iso-download.pcap.gz") == "pcap"
+    assert sniff_gzip_inner(CAPTURES / "telnet-long-line-no-eol.pcapng.gz") == "pcapng"
+    assert sniff_gzip_inner(io.BytesIO(gzip.compress(b""))) == "empty"
+    assert sniff_gzip_inner(io.BytesIO(gzip.compress(b"hello\n"))) == "text"
+
+
+def test_it_inflates_only_the_head_of_a_gzip(tmp_path: Path) -> None:
+    path = tmp_path / "big.gz"
+    path.write_bytes(gzip.compress(bytes(50_000_000)))
+    assert sniff_gzip_inner(path) == "binary"
+
+
+def test_it_refuses_a_corrupt_gzip() -> None:
+    with pytest.raises(MalformedInput):
+        sniff_gzip_inner(io.BytesIO(b"\x1f\x8b\x08\x00" + b"\xff" * 64))

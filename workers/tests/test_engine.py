@@ -1,0 +1,68 @@
+"""``analyze()``: the interface the Celery worker calls."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from conftest import CAPTURES
+from whodunnet import ENGINE_VERSION
+from whodunnet.engine import analyze
+
+
+def test_it_returns_one_evidence_entry_per_file_and_a_summary_finding_per_capture(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("client timed out at 30 s\n")
+    result = analyze([CAPTURES / "ipv6.pcap", notes, str(CAPTURES / "iso-download.pcap.gz")])
+    assert result.engine_version == ENGINE_VERSION
+    assert [e.kind for e in result.evidence] == ["capture", "unknown", "capture"]
+    assert result.evidence[1].error is not None and "text" in result.evidence[1].error.message
+    assert [f.kind for f in result.findings] == ["capture.summary", "capture.summary"]
+    assert [f.refs[0].evidence for f in result.findings] == [0, 2]
+    assert len({f.key for f in result.findings}) == 2
+
+
+def test_it_titles_the_summary_with_packets_time_and_connections() -> None:
+    (finding,) = analyze([CAPTURES / "echo-connections.pcap.gz"]).findings
+    assert finding.title == "82,582 packets over 6.5 s, 500 TCP connections"
+    assert finding.layer == "network" and finding.severity == "info"
+    assert "82,582" in finding.explanation and "gzip" in finding.explanation
+    assert finding.data["tcp_connections"] == 500
+
+
+def test_it_reports_progress_from_zero_to_one_at_most_ten_times_a_second() -> None:
+    calls: list[tuple[float, float, str]] = []
+    started = time.monotonic()
+    analyze(
+        [CAPTURES / "echo-connections.pcap.gz", CAPTURES / "ipv6.pcap"],
+        progress=lambda fraction, message: calls.append((time.monotonic(), fraction, message)),
+    )
+    elapsed = time.monotonic() - started
+    fractions = [c[1] for c in calls]
+    assert fractions[-1] == 1.0
+    assert fractions == sorted(fractions)
+    assert all(0.0 <= f <= 1.0 for f in fractions)
+    assert len(calls) <= 2 + elapsed * 10
+    assert any("echo-connections" in c[2] for c in calls)
+
+
+def test_it_result_is_json_ready() -> None:
+    data = analyze([CAPTURES / "pptp.pcap"]).to_json()
+    assert set(data) == {"engine_version", "evidence", "findings"}
+    assert set(data["evidence"][0]) == {"path", "kind", "summary", "error"}
+    assert set(data["evidence"][0]["summary"]) == {
+        "format",
+        "compressed",
+        "link_types",
+        "packets",
+        "bytes",
+        "captured_bytes",
+        "first_ts",
+        "last_ts",
+        "duration",
+        "tcp_packets",
+        "tcp_connections",
+        "truncated_packets",
+        "ip_fragments",
+    }
+    assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}

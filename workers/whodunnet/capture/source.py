@@ -1,0 +1,186 @@
+"""Byte sources for the capture reader: plain or gzip files, with the input-size limit.
+
+Decompression is done here with a raw ``decompressobj`` (isal's when it is installed,
+it is several times faster than zlib) and ``max_length``, so the engine itself decides
+how many bytes are inflated: a gzip bomb is stopped at ``max_input_bytes`` (+1 byte, to
+know that there was more), never after.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from whodunnet.detect import GZIP_MAGIC
+from whodunnet.errors import InputTooLarge, MalformedInput
+
+try:  # pragma: no cover - which one is present depends on the install
+    from isal import isal_zlib as _zlib_impl
+
+    _ZLIB_ERROR: tuple[type[Exception], ...] = (zlib.error, _zlib_impl.error)
+except ImportError:  # pragma: no cover
+    _zlib_impl = zlib  # type: ignore[no-redef]
+    _ZLIB_ERROR = (zlib.error,)
+
+#: Compressed bytes read from disk at a time.
+RAW_CHUNK = 256 * 1024
+
+
+class ByteSource(Protocol):
+    """Anything with ``read(n) -> bytes`` (returns ``b""`` at the end)."""
+
+    def read(self, n: int, /) -> bytes: ...
+
+
+class GzipSource:
+    """Streams the inflated content of a (possibly multi-member) gzip stream."""
+
+    def __init__(self, raw: ByteSource) -> None:
+        self._raw = raw
+        self._d = _zlib_impl.decompressobj(wbits=31)
+        self._pending = b""
+        self._done = False
+        self.raw_bytes = 0
+        #: Every byte the decompressor produced (the gzip-bomb test checks this).
+        self.decompressed_bytes = 0
+
+    def read(self, n: int, /) -> bytes:
+        while not self._done:
+            d = self._d
+            if d.eof:
+                rest = d.unused_data or self._raw_read()
+                if not rest.startswith(GZIP_MAGIC[:1]) or (len(rest) > 1 and rest[:2] != GZIP_MAGIC):
+                    # Trailing zero padding or garbage after the last member: ignored, as gzip(1) does.
+                    self._done = True
+                    break
+                self._d = d = _zlib_impl.decompressobj(wbits=31)
+                self._pending = rest
+            data = self._pending or self._raw_read()
+            if not data:
+                raise MalformedInput(
+                    "the gzip data ends before its end marker (the compressed file is cut short)",
+                    offset=self.raw_bytes,
+                )
+            try:
+                out = d.decompress(data, n)
+            except _ZLIB_ERROR as exc:
+                raise MalformedInput(f"the gzip data is corrupt ({exc})", offset=self.raw_bytes) from None
+            self._pending = d.unconsumed_tail
+            if out:
+                self.decompressed_bytes += len(out)
+                return bytes(out)
+        return b""
+
+    def _raw_read(self) -> bytes:
+        data = self._raw.read(RAW_CHUNK)
+        self.raw_bytes += len(data)
+        return data
+
+
+class LimitedSource:
+    """Passes reads through up to ``limit`` bytes, then raises ``InputTooLarge``.
+
+    It asks the inner source for at most ``limit + 1`` bytes in total: the one extra
+    byte is how it tells "exactly at the limit" from "past it". The bytes before the
+    limit are still handed out, so the reader's partial result covers all of them.
+    """
+
+    def __init__(self, inner: ByteSource, limit: int) -> None:
+        self._inner = inner
+        self.limit = limit
+        self.count = 0
+        self._exceeded = False
+
+    def read(self, n: int, /) -> bytes:
+        if self._exceeded:
+            self._too_large()
+        data = self._inner.read(min(n, self.limit + 1 - self.count))
+        self.count += len(data)
+        if self.count > self.limit:
+            self._exceeded = True
+            data = data[: len(data) - (self.count - self.limit)]
+            self.count = self.limit
+            if not data:
+                self._too_large()
+        return data
+
+    def _too_large(self) -> None:
+        raise InputTooLarge(
+            f"the input is larger than the limit of {self.limit:,} bytes (max_input_bytes); "
+            "reading stopped at the limit",
+            offset=self.limit,
+        )
+
+
+class OpenedCapture:
+    """A capture file opened for streaming: the (decompressed, limited) bytes and where we are."""
+
+    def __init__(self, raw: BinaryIO, *, max_input_bytes: int, owns_raw: bool) -> None:
+        self.raw = raw
+        self._owns_raw = owns_raw
+        self.size = _size_of(raw)
+        start = raw.read(2)
+        base: ByteSource
+        if raw.seekable():
+            raw.seek(-len(start), io.SEEK_CUR)
+            base = raw
+        else:
+            base = _Prefixed(start, raw)
+        self.compressed = start == GZIP_MAGIC
+        self.gzip = GzipSource(base) if self.compressed else None
+        inner: ByteSource = self.gzip if self.gzip is not None else base
+        self.stream = LimitedSource(inner, max_input_bytes)
+
+    @property
+    def decompressed_bytes(self) -> int:
+        """Bytes the decompressor produced (for plain files: bytes read)."""
+        return self.gzip.decompressed_bytes if self.gzip is not None else self.stream.count
+
+    def fraction(self) -> float:
+        """How far through the file (in on-disk bytes) reading has come, 0..1."""
+        if not self.size:
+            return 0.0
+        done = self.gzip.raw_bytes if self.gzip is not None else self.stream.count
+        return min(1.0, done / self.size)
+
+    def close(self) -> None:
+        if self._owns_raw:
+            self.raw.close()
+
+
+def open_capture(source: str | Path | BinaryIO, *, max_input_bytes: int) -> OpenedCapture:
+    """Open a path or a binary file object for streaming (gzip is recognised by content)."""
+    if isinstance(source, (str, Path)):
+        return OpenedCapture(open(source, "rb"), max_input_bytes=max_input_bytes, owns_raw=True)
+    return OpenedCapture(source, max_input_bytes=max_input_bytes, owns_raw=False)
+
+
+class _Prefixed:
+    """A non-seekable stream with the bytes already peeked at put back in front."""
+
+    def __init__(self, prefix: bytes, raw: ByteSource) -> None:
+        self._prefix = prefix
+        self._raw = raw
+
+    def read(self, n: int, /) -> bytes:
+        if self._prefix:
+            head, self._prefix = self._prefix[:n], self._prefix[n:]
+            return head
+        return self._raw.read(n)
+
+
+def _size_of(raw: BinaryIO) -> int:
+    try:
+        return os.fstat(raw.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        pass
+    if raw.seekable():
+        here = raw.tell()
+        end = raw.seek(0, io.SEEK_END)
+        raw.seek(here)
+        return end
+    return 0
+

@@ -1,0 +1,141 @@
+"""The engine entry point: files in, one ``AnalysisResult`` out.
+
+``analyze`` is what the Celery worker and ``whodunnet analyze`` call. It detects each
+file's kind from its content, runs the analyzer registered for that kind and never
+raises for bad input: a file that cannot be read is an ``EvidenceResult`` with an
+``error`` (and whatever was read before the break).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from whodunnet import ENGINE_VERSION
+from whodunnet.capture import analyze_capture
+from whodunnet.detect import sniff, sniff_gzip_inner
+from whodunnet.errors import MalformedInput
+from whodunnet.limits import Limits
+from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
+
+ProgressCallback = Callable[[float, str], None]
+#: ``(index, path, limits=..., progress=...) -> (evidence, findings)``
+Analyzer = Callable[..., tuple[EvidenceResult, list[Finding]]]
+
+#: Detected kind → analyzer. A new evidence kind is one entry here.
+ANALYZERS: dict[str, Analyzer] = {
+    "pcap": analyze_capture,
+    "pcapng": analyze_capture,
+}
+
+#: How many bytes of a file ``sniff`` sees (the backend sniffs the same 64 KiB).
+SNIFF_BYTES = 64 * 1024
+#: Minimum seconds between two progress reports.
+PROGRESS_INTERVAL = 0.1
+
+
+def analyze(
+    paths: Sequence[str | Path],
+    *,
+    progress: ProgressCallback | None = None,
+    limits: Limits = Limits(),
+) -> AnalysisResult:
+    """Analyze evidence files together; one evidence entry per file, plus findings."""
+    files = [Path(p) for p in paths]
+    sizes = [_size(p) for p in files]
+    total = sum(sizes) or 1
+    throttle = _Throttle(progress)
+    evidence: list[EvidenceResult] = []
+    findings: list[Finding] = []
+    done = 0
+    for index, (path, size) in enumerate(zip(files, sizes)):
+        label = f"reading {path.name}" + (f" ({index + 1} of {len(files)})" if len(files) > 1 else "")
+
+        def file_progress(fraction: float, _done: int = done, _size: int = size, _label: str = label) -> None:
+            throttle((_done + fraction * _size) / total, _label)
+
+        throttle((done / total), label)
+        ev, found = _analyze_one(index, path, limits, file_progress)
+        evidence.append(ev)
+        findings.extend(found)
+        done += size
+    throttle(1.0, "done", force=True)
+    return AnalysisResult(engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings))
+
+
+def _analyze_one(
+    index: int, path: Path, limits: Limits, progress: Callable[[float], None]
+) -> tuple[EvidenceResult, list[Finding]]:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError as exc:
+        return _unknown(path, f"the file cannot be read ({exc.strerror or exc})"), []
+    kind = sniff(head)
+    if kind == "empty":
+        return _unknown(path, "the file is empty"), []
+    if kind == "gzip":
+        try:
+            kind = sniff_gzip_inner(path)
+        except MalformedInput as exc:
+            return _unknown(path, exc.message), []
+        if kind not in ANALYZERS:
+            return _unknown(path, f"the file is gzip-compressed {_describe(kind)}, not a capture"), []
+    analyzer = ANALYZERS.get(kind)
+    if analyzer is None:
+        return _unknown(path, f"not a recognised evidence file: it looks like {_describe(kind, head)}"), []
+    try:
+        return analyzer(index, path, limits=limits, progress=progress)
+    except MalformedInput as exc:  # an analyzer that did not keep its partial result
+        return EvidenceResult(
+            path=str(path),
+            kind=kind,
+            summary=exc.partial if isinstance(exc.partial, dict) else {},
+            error=ErrorInfo(exc.message, exc.offset, exc.line),
+        ), []
+    except (OSError, MemoryError, RecursionError, ValueError, IndexError, KeyError, TypeError) as exc:
+        # Never take the worker down for one file; this is a bug to fix, so say so plainly.
+        return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
+
+
+def _unknown(path: Path, message: str) -> EvidenceResult:
+    return EvidenceResult(path=str(path), kind="unknown", summary={}, error=ErrorInfo(message=message))
+
+
+def _describe(kind: str, head: bytes = b"") -> str:
+    if kind == "empty":
+        return "empty data"
+    if kind == "binary":
+        return f"binary data (starts with {head[:8].hex(' ')})" if head else "binary data"
+    if kind == "text":
+        if head:
+            first = head.split(b"\n", 1)[0][:60].decode("utf-8", errors="replace").strip()
+            return f"text (first line: {first!r})"
+        return "text"
+    return f"{kind} data"
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+class _Throttle:
+    """Forwards progress at most once per ``PROGRESS_INTERVAL`` seconds."""
+
+    def __init__(self, callback: ProgressCallback | None) -> None:
+        self._callback = callback
+        self._last = -PROGRESS_INTERVAL
+
+    def __call__(self, fraction: float, message: str, *, force: bool = False) -> None:
+        if self._callback is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last < PROGRESS_INTERVAL:
+            return
+        self._last = now
+        self._callback(min(1.0, max(0.0, fraction)), message)
