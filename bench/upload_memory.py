@@ -46,8 +46,12 @@ def free_port() -> int:
 
 def django(env: dict[str, str], code: str) -> str:
     return subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code], cwd=BACKEND, env=env, check=True,
-        capture_output=True, text=True,
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=BACKEND,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
 
 
@@ -60,27 +64,65 @@ def main() -> int:
     try:
         with services(work / "services", quiet=True) as service_env:
             env = {
-                **os.environ, **service_env, "DJANGO_SECRET_KEY": "bench-only",
+                **os.environ,
+                **service_env,
+                "DJANGO_SECRET_KEY": "bench-only",
                 "WHODUNNET_EVIDENCE_DIR": str(work / "evidence"),
             }
             subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=BACKEND, env=env, check=True)
             subprocess.run(
-                [sys.executable, "manage.py", "ensure_member", "--username", "bench", "--password", "bench",
-                 "--team", "Bench"], cwd=BACKEND, env=env, check=True, stdout=subprocess.DEVNULL,
+                [
+                    sys.executable,
+                    "manage.py",
+                    "ensure_member",
+                    "--username",
+                    "bench",
+                    "--password",
+                    "bench",
+                    "--team",
+                    "Bench",
+                ],
+                cwd=BACKEND,
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
             )
-            ids = json.loads(django(env, (
-                "import json; from django.utils import timezone; from django.contrib.auth.models import User;"
-                "from rest_framework.authtoken.models import Token; from accounts.models import Team;"
-                "from incidents.services import open_incident; u=User.objects.get(username='bench');"
-                "i=open_incident(user=u, team=Team.objects.get(slug='bench'), title='bench', symptom='',"
-                " severity='sev4', started_at=timezone.now());"
-                "print(json.dumps({'incident': i.pk, 'token': Token.objects.get_or_create(user=u)[0].key}))"
-            )))
+            ids = json.loads(
+                django(
+                    env,
+                    (
+                        "import json; from django.utils import timezone; from django.contrib.auth.models import User;"
+                        "from rest_framework.authtoken.models import Token; from accounts.models import Team;"
+                        "from incidents.services import open_incident; u=User.objects.get(username='bench');"
+                        "i=open_incident(user=u, team=Team.objects.get(slug='bench'), title='bench', symptom='',"
+                        " severity='sev4', started_at=timezone.now());"
+                        "print(json.dumps({'incident': i.pk, 'token': Token.objects.get_or_create(user=u)[0].key}))"
+                    ),
+                )
+            )
             port = free_port()
             web = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-                 "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--timeout", "120"],
-                cwd=BACKEND, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi",
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--worker-class",
+                    "gthread",
+                    "--workers",
+                    "2",
+                    "--threads",
+                    "8",
+                    "--timeout",
+                    "120",
+                ],
+                cwd=BACKEND,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
             )
             try:
                 time.sleep(3)
@@ -105,10 +147,21 @@ def main() -> int:
                 baseline = max(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
                 started = time.monotonic()
                 result = subprocess.run(
-                    ["curl", "--fail", "--silent", "--show-error", "-H", f"Authorization: Token {ids['token']}",
-                     "-H", "Content-Type: application/octet-stream", "-T", str(source),
-                     f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/upload/?filename=big.bin"],
-                    capture_output=True, text=True,
+                    [
+                        "curl",
+                        "--fail",
+                        "--silent",
+                        "--show-error",
+                        "-H",
+                        f"Authorization: Token {ids['token']}",
+                        "-H",
+                        "Content-Type: application/octet-stream",
+                        "-T",
+                        str(source),
+                        f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/upload/?filename=big.bin",
+                    ],
+                    capture_output=True,
+                    text=True,
                 )
                 elapsed = time.monotonic() - started
                 done.set()

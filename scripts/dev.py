@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from services import services  # noqa: E402
+from services import services
 
 REPO = Path(__file__).resolve().parent.parent
 BACKEND = REPO / "backend"
@@ -50,15 +50,29 @@ def main() -> int:
         manage(env, "ensure_member", "--username", "demo", "--password", password, "--team", "Demo", "--role", "owner")
         celery = [sys.executable, "-m", "celery", "-A", "config"]
         commands = {
-            "web": [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"{host}:{port}",
-                    "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--timeout", "120",
-                    "--access-logfile", "-"],
+            "web": [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "--bind",
+                f"{host}:{port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "2",
+                "--threads",
+                "8",
+                "--timeout",
+                "120",
+                "--access-logfile",
+                "-",
+            ],
             "worker": [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2"],
             "beat": [*celery, "beat", "--loglevel", "INFO", "--pidfile="],
         }
         processes = {
-            name: subprocess.Popen(cmd, cwd=BACKEND, env=env, start_new_session=True)
-            for name, cmd in commands.items()
+            name: subprocess.Popen(cmd, cwd=BACKEND, env=env, start_new_session=True) for name, cmd in commands.items()
         }
         print(
             f"\n  Whodunnet is running: http://{host}:{port}/\n  Sign in as demo / {password}\n"

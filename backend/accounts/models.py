@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -11,7 +13,9 @@ class Team(models.Model):
 
     name = models.CharField(max_length=100)
     slug = models.SlugField(unique=True)
-    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
+    members: models.ManyToManyField[Any, Any] = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
+    )
 
     def __str__(self) -> str:
         return self.name

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
@@ -26,10 +28,10 @@ class MeSerializer(serializers.ModelSerializer[User]):
         fields = ["id", "username", "teams"]
 
 
-class LoginSerializer(serializers.Serializer[None]):
+class LoginSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(help_text="Sign-in name.")
     password = serializers.CharField(help_text="Password.", style={"input_type": "password"}, trim_whitespace=False)
 
 
-class TokenSerializer(serializers.Serializer[None]):
+class TokenSerializer(serializers.Serializer[Any]):
     token = serializers.CharField(read_only=True, help_text="API token for the Authorization: Token header.")

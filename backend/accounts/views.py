@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, login, logout
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
+from incidents.selectors import teams_for
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes
@@ -13,8 +14,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.selectors import current_user
 from accounts.serializers import LoginSerializer, MeSerializer, TeamSerializer, TokenSerializer
-from incidents.selectors import teams_for
 
 
 @extend_schema(responses={204: None}, description="Sets the csrftoken cookie.")
@@ -48,19 +49,19 @@ def logout_view(request: Request) -> Response:
 @extend_schema(responses={200: MeSerializer})
 @api_view(["GET"])
 def me(request: Request) -> Response:
-    return Response(MeSerializer(request.user).data)
+    return Response(MeSerializer(current_user(request)).data)
 
 
 @extend_schema(request=None, responses={201: TokenSerializer})
 @api_view(["POST"])
 def rotate_token(request: Request) -> Response:
     """Create the user's API token, replacing any earlier one."""
-    Token.objects.filter(user=request.user).delete()
-    token = Token.objects.create(user=request.user)
+    Token.objects.filter(user=current_user(request)).delete()
+    token = Token.objects.create(user=current_user(request))
     return Response(TokenSerializer({"token": token.key}).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(responses={200: TeamSerializer(many=True)})
 @api_view(["GET"])
 def teams(request: Request) -> Response:
-    return Response(TeamSerializer(teams_for(user=request.user), many=True).data)
+    return Response(TeamSerializer(teams_for(user=current_user(request)), many=True).data)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.db import models
-
 from evidence.models import Evidence
 from incidents.models import Incident, Layer
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from analysis.models import AnalysisRun, Finding
@@ -39,7 +41,9 @@ class AnalysisRunSerializer(serializers.ModelSerializer[AnalysisRun]):
 
 class FindingSerializer(serializers.ModelSerializer[Finding]):
     id = serializers.IntegerField(read_only=True, help_text="Finding id.")
-    evidence = serializers.PrimaryKeyRelatedField(read_only=True, help_text="The evidence it was found in.")
+    evidence: serializers.PrimaryKeyRelatedField[Any] = serializers.PrimaryKeyRelatedField(
+        read_only=True, help_text="The evidence it was found in."
+    )
     kind = serializers.CharField(read_only=True, help_text="Stable id of what was found, e.g. tcp.syn_retransmit.")
     key = serializers.CharField(read_only=True, help_text="Tells apart findings of one kind (e.g. a connection).")
     layer = serializers.CharField(read_only=True, help_text="Checklist layer it speaks to.")
@@ -47,7 +51,8 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
     title = serializers.CharField(read_only=True, help_text="One line.")
     explanation = serializers.CharField(read_only=True, help_text="Plain words with the numbers.")
     refs = serializers.JSONField(read_only=True, help_text="References into the evidence (connections, packets, time).")
-    data = serializers.JSONField(read_only=True, help_text="The numbers behind the finding.")
+    # The API field is called data; it shadows Serializer.data only for type checkers.
+    data = serializers.JSONField(read_only=True, help_text="The numbers behind the finding.")  # type: ignore[assignment]
     created_at = serializers.DateTimeField(read_only=True, help_text="When it was stored.")
 
     class Meta:

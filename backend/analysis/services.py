@@ -20,13 +20,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-
-
-from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind
 from incidents.services import record_event
 from whodunnet.model import AnalysisResult, EvidenceResult
+
+from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +51,6 @@ def claim_run(*, run_id: int) -> uuid.UUID | None:
     now = timezone.now()
     stale = now - dt.timedelta(seconds=settings.RUN_STALE_SECONDS)
     token = uuid.uuid4()
-
 
     claimed = (
         AnalysisRun.objects.filter(pk=run_id)
@@ -124,10 +122,11 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
             )
         else:
             tail = f" — stopped early: {locked.error}" if locked.error else ""
+            said = "; ".join(summary_titles) or f"{len(findings)} finding(s)"
             record_event(
                 incident=incident,
                 kind=EventKind.ANALYSIS_FINISHED,
-                summary=f"Analysed {evidence.filename}: {'; '.join(summary_titles) or f'{len(findings)} finding(s)'}{tail}",
+                summary=f"Analysed {evidence.filename}: {said}{tail}",
                 data={"evidence": evidence.pk, "run": locked.pk, "findings": len(findings)},
             )
         for finding in findings:
@@ -212,6 +211,3 @@ def reconcile_runs() -> int:
     if count:
         logger.info("re-queued %d orphaned analysis run(s)", count)
     return count
-
-
-

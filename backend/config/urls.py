@@ -1,11 +1,10 @@
 from __future__ import annotations
 
+from accounts import views as accounts
 from django.conf import settings
 from django.contrib import admin
 from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
 from django.urls import path, re_path
-
-from accounts import views as accounts
 from evidence import views as evidence
 from incidents import views as incidents
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import models
-
 from incidents.models import Incident
 
 

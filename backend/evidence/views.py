@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from accounts.selectors import current_user
 from django.http import FileResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from incidents.selectors import get_incident
 from rest_framework import status
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
@@ -14,7 +16,6 @@ from rest_framework.views import APIView
 from evidence import selectors, services
 from evidence.serializers import EvidenceSerializer, UploadErrorSerializer
 from evidence.storage import UploadTooLarge
-from incidents.selectors import get_incident
 
 
 class RawBodyParser(BaseParser):
@@ -26,7 +27,7 @@ class RawBodyParser(BaseParser):
 class EvidenceListView(APIView):
     @extend_schema(responses={200: EvidenceSerializer(many=True)})
     def get(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=request.user, incident_id=incident_id)
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
         return Response(EvidenceSerializer(selectors.evidence_of(incident=incident), many=True).data)
 
 
@@ -46,7 +47,7 @@ class EvidenceUploadView(APIView):
         },
     )
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=request.user, incident_id=incident_id)
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
         filename = request.query_params.get("filename", "").strip()
         if not filename:
             return Response({"detail": "Say the file's name with ?filename=..."}, status=400)
@@ -55,7 +56,7 @@ class EvidenceUploadView(APIView):
         stream = request._request  # Django's request reads the body stream chunk by chunk.
         try:
             evidence = services.receive_upload(
-                user=request.user,  # type: ignore[arg-type]
+                user=current_user(request),
                 incident=incident,
                 filename=filename,
                 stream=stream,
@@ -79,17 +80,17 @@ class EvidenceUploadView(APIView):
 class EvidenceDetailView(APIView):
     @extend_schema(responses={200: EvidenceSerializer})
     def get(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        incident = get_incident(user=request.user, incident_id=incident_id)
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 
 class EvidenceDownloadView(APIView):
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     def get(self, request: Request, incident_id: int, evidence_id: int) -> HttpResponseBase:
-        incident = get_incident(user=request.user, incident_id=incident_id)
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
         response = FileResponse(
-            open(evidence.path, "rb"),
+            open(evidence.path, "rb"),  # noqa: SIM115 - FileResponse closes it when the response is sent
             as_attachment=True,
             filename=evidence.filename,
             content_type="application/octet-stream",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from accounts.models import Team
 from django.conf import settings
 from django.db import models
-
-from accounts.models import Team
 
 
 class Severity(models.TextChoices):

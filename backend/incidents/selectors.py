@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from accounts.models import Team
+from analysis.models import Finding, FindingSeverity
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
-from accounts.models import Team
-from analysis.models import Finding, FindingSeverity
 from incidents.models import ChecklistStep, Incident, Layer, TimelineEvent, Verdict
 
 TIMELINE_PAGE = 500
@@ -26,14 +26,14 @@ _HINTS = {
 }
 
 
-def teams_for(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Team]:
-    return Team.objects.filter(memberships__user_id=user.pk).order_by("name")
+def teams_for(*, user: User | AnonymousUser) -> QuerySet[Team]:
+    return Team.objects.filter(memberships__user_id=user.pk or 0).order_by("name")
 
 
-def incidents_for(*, user: AbstractBaseUser | AnonymousUser, status: str | None = None) -> QuerySet[Incident]:
+def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> QuerySet[Incident]:
     """Incidents of the user's teams."""
     incidents = (
-        Incident.objects.filter(team__memberships__user_id=user.pk)
+        Incident.objects.filter(team__memberships__user_id=user.pk or 0)
         .select_related("team", "created_by")
         .annotate(evidence_count=Count("evidence", distinct=True))
     )
@@ -42,7 +42,7 @@ def incidents_for(*, user: AbstractBaseUser | AnonymousUser, status: str | None 
     return incidents
 
 
-def get_incident(*, user: AbstractBaseUser | AnonymousUser, incident_id: int) -> Incident:
+def get_incident(*, user: User | AnonymousUser, incident_id: int) -> Incident:
     """The incident if the user's team owns it; 404 otherwise, so outsiders learn nothing."""
     incident = incidents_for(user=user).filter(pk=incident_id).first()
     if incident is None:

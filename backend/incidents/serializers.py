@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
-
 from accounts.serializers import TeamSerializer
 from analysis.serializers import FindingSerializer
+from rest_framework import serializers
+
 from incidents.models import EventKind, Incident, Layer, Severity, Status, TimelineEvent, Verdict
 
 
@@ -37,7 +37,7 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
         ]
 
 
-class IncidentCreateSerializer(serializers.Serializer[None]):
+class IncidentCreateSerializer(serializers.Serializer[Any]):
     team = serializers.IntegerField(help_text="Id of one of your teams.")
     title = serializers.CharField(max_length=200, help_text="Short title.")
     symptom = serializers.CharField(allow_blank=True, default="", help_text="What users see.")
@@ -45,19 +45,19 @@ class IncidentCreateSerializer(serializers.Serializer[None]):
     started_at = serializers.DateTimeField(help_text="When the symptom started.")
 
 
-class IncidentUpdateSerializer(serializers.Serializer[None]):
+class IncidentUpdateSerializer(serializers.Serializer[Any]):
     title = serializers.CharField(max_length=200, required=False, help_text="Short title.")
     symptom = serializers.CharField(allow_blank=True, required=False, help_text="What users see.")
     severity = serializers.ChoiceField(choices=Severity.choices, required=False, help_text="sev1 to sev4.")
     status = serializers.ChoiceField(choices=Status.choices, required=False, help_text="open, mitigated, resolved.")
 
 
-class SuggestionSerializer(serializers.Serializer[None]):
+class SuggestionSerializer(serializers.Serializer[Any]):
     verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The verdict the findings suggest.")
     reason = serializers.CharField(help_text="Which findings suggest it.")
 
 
-class StepSerializer(serializers.Serializer[None]):
+class StepSerializer(serializers.Serializer[Any]):
     layer = serializers.ChoiceField(choices=Layer.choices, source="step.layer", help_text="Checklist step.")
     position = serializers.IntegerField(source="step.position", help_text="0 to 3, the order of the steps.")
     verdict = serializers.ChoiceField(choices=Verdict.choices, source="step.verdict", help_text="Current verdict.")
@@ -71,7 +71,7 @@ class StepSerializer(serializers.Serializer[None]):
     hint = serializers.CharField(help_text="What evidence would settle this step.")
 
 
-class VerdictSerializer(serializers.Serializer[None]):
+class VerdictSerializer(serializers.Serializer[Any]):
     verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The new verdict.")
     rationale = serializers.CharField(
         allow_blank=True, help_text="Why. Required: a verdict without a rationale is refused."
@@ -89,7 +89,8 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
     actor = serializers.SerializerMethodField(help_text="Who did it; null for the system.")
     created_at = serializers.DateTimeField(read_only=True, help_text="When.")
     summary = serializers.CharField(read_only=True, help_text="One line for people.")
-    data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")
+    # The API field is called data; it shadows Serializer.data only for type checkers.
+    data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")  # type: ignore[assignment]
 
     class Meta:
         model = TimelineEvent
@@ -99,7 +100,7 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
         return event.actor.get_username() if event.actor else None
 
 
-class NoteSerializer(serializers.Serializer[None]):
+class NoteSerializer(serializers.Serializer[Any]):
     text = serializers.CharField(help_text="The note.", max_length=10000)
 
 

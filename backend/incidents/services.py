@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from accounts.models import Team
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
-from accounts.models import Team
 from incidents.models import ChecklistStep, EventKind, Incident, Layer, TimelineEvent, Verdict
 
 
@@ -19,19 +19,17 @@ def record_event(
     incident: Incident,
     kind: EventKind,
     summary: str,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     data: dict[str, Any] | None = None,
 ) -> TimelineEvent:
     """Append one event to an incident's timeline."""
-    return TimelineEvent.objects.create(
-        incident=incident, kind=kind, summary=summary, actor=actor, data=data or {}
-    )
+    return TimelineEvent.objects.create(incident=incident, kind=kind, summary=summary, actor=actor, data=data or {})
 
 
 @transaction.atomic
 def open_incident(
     *,
-    user: AbstractBaseUser,
+    user: User,
     team: Team,
     title: str,
     symptom: str,
@@ -54,7 +52,7 @@ def open_incident(
 
 
 @transaction.atomic
-def update_incident(*, user: AbstractBaseUser, incident: Incident, changes: dict[str, Any]) -> Incident:
+def update_incident(*, user: User, incident: Incident, changes: dict[str, Any]) -> Incident:
     """Change an incident's title, symptom, severity or status, noting what changed."""
     changed = {name: value for name, value in changes.items() if getattr(incident, name) != value}
     if not changed:
@@ -73,7 +71,7 @@ def update_incident(*, user: AbstractBaseUser, incident: Incident, changes: dict
     return incident
 
 
-def add_note(*, user: AbstractBaseUser, incident: Incident, text: str) -> TimelineEvent:
+def add_note(*, user: User, incident: Incident, text: str) -> TimelineEvent:
     """Add a person's note to the timeline."""
     text = text.strip()
     if not text:
@@ -82,9 +80,7 @@ def add_note(*, user: AbstractBaseUser, incident: Incident, text: str) -> Timeli
 
 
 @transaction.atomic
-def set_verdict(
-    *, user: AbstractBaseUser, incident: Incident, layer: str, verdict: str, rationale: str
-) -> ChecklistStep:
+def set_verdict(*, user: User, incident: Incident, layer: str, verdict: str, rationale: str) -> ChecklistStep:
     """Give a checklist step a verdict; a rationale is required and lands on the timeline."""
     rationale = rationale.strip()
     if not rationale:
@@ -93,7 +89,7 @@ def set_verdict(
     previous = step.verdict
     step.verdict = verdict
     step.rationale = rationale
-    step.updated_by = user  # type: ignore[assignment]
+    step.updated_by = user
     step.updated_at = timezone.now()
     step.save()
     record_event(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from accounts.selectors import current_user
+from analysis.serializers import FindingSerializer
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -10,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis.serializers import FindingSerializer
 from incidents import selectors, services
 from incidents.models import Layer, Status
 from incidents.serializers import (
@@ -33,7 +34,7 @@ class IncidentListView(APIView):
         wanted = request.query_params.get("status") or None
         if wanted and wanted not in Status.values:
             return Response({"status": [f"Must be one of {', '.join(Status.values)}."]}, status=400)
-        incidents = selectors.incidents_for(user=request.user, status=wanted)
+        incidents = selectors.incidents_for(user=current_user(request), status=wanted)
         return Response(IncidentSerializer(incidents, many=True).data)
 
     @extend_schema(request=IncidentCreateSerializer, responses={201: IncidentSerializer})
@@ -41,54 +42,54 @@ class IncidentListView(APIView):
         form = IncidentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        team = selectors.teams_for(user=request.user).filter(pk=data["team"]).first()
+        team = selectors.teams_for(user=current_user(request)).filter(pk=data["team"]).first()
         if team is None:
             return Response({"team": ["Not one of your teams."]}, status=400)
         incident = services.open_incident(
-            user=request.user,  # type: ignore[arg-type]
+            user=current_user(request),
             team=team,
             title=data["title"],
             symptom=data["symptom"],
             severity=data["severity"],
             started_at=data["started_at"],
         )
-        incident = selectors.get_incident(user=request.user, incident_id=incident.pk)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident.pk)
         return Response(IncidentSerializer(incident).data, status=status.HTTP_201_CREATED)
 
 
 class IncidentDetailView(APIView):
     @extend_schema(responses={200: IncidentSerializer})
     def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         return Response(IncidentSerializer(incident).data)
 
     @extend_schema(request=IncidentUpdateSerializer, responses={200: IncidentSerializer})
     def patch(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         form = IncidentUpdateSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
-        services.update_incident(user=request.user, incident=incident, changes=dict(form.validated_data))  # type: ignore[arg-type]
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        services.update_incident(user=current_user(request), incident=incident, changes=dict(form.validated_data))
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         return Response(IncidentSerializer(incident).data)
 
 
 class ChecklistView(APIView):
     @extend_schema(responses={200: StepSerializer(many=True)})
     def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         return Response(StepSerializer(selectors.checklist(incident=incident), many=True).data)
 
 
 class ChecklistStepView(APIView):
     @extend_schema(request=VerdictSerializer, responses={200: StepSerializer})
     def patch(self, request: Request, incident_id: int, layer: str) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         if layer not in Layer.values:
             raise Http404("No such checklist step.")
         form = VerdictSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         services.set_verdict(
-            user=request.user,  # type: ignore[arg-type]
+            user=current_user(request),
             incident=incident,
             layer=layer,
             verdict=form.validated_data["verdict"],
@@ -105,7 +106,7 @@ class TimelineView(APIView):
         responses={200: EventSerializer(many=True)},
     )
     def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         raw_after = request.query_params.get("after")
         try:
             after = int(raw_after) if raw_after else None
@@ -117,15 +118,15 @@ class TimelineView(APIView):
 class NoteView(APIView):
     @extend_schema(request=NoteSerializer, responses={201: EventSerializer})
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         form = NoteSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        event = services.add_note(user=request.user, incident=incident, text=form.validated_data["text"])  # type: ignore[arg-type]
+        event = services.add_note(user=current_user(request), incident=incident, text=form.validated_data["text"])
         return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
 
 
 class FindingListView(APIView):
     @extend_schema(responses={200: FindingSerializer(many=True)})
     def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=request.user, incident_id=incident_id)
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         return Response(FindingSerializer(incident.findings.order_by("id"), many=True).data)

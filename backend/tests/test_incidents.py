@@ -5,7 +5,6 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
-
 from tests.conftest import client_for
 
 
@@ -14,8 +13,13 @@ def test_it_opens_an_incident_with_four_unlooked_steps_and_a_timeline_event(owne
     client = client_for(owner)
     response = client.post(
         "/api/incidents/",
-        {"team": team.pk, "title": "Kafka timeouts", "symptom": "30 s", "severity": "sev2",
-         "started_at": "2026-11-22T10:00:00Z"},
+        {
+            "team": team.pk,
+            "title": "Kafka timeouts",
+            "symptom": "30 s",
+            "severity": "sev2",
+            "started_at": "2026-11-22T10:00:00Z",
+        },
         format="json",
     )
     assert response.status_code == 201
@@ -51,14 +55,20 @@ def test_it_requires_a_rationale_to_change_a_verdict(owner: User, incident: Any)
     assert accepted.json()["updated_by"] == "olive"
     last = client.get(f"/api/incidents/{incident.pk}/timeline/").json()[-1]
     assert last["kind"] == "verdict_changed"
-    assert last["data"] == {"layer": "network", "from": "not_looked_at", "to": "cleared",
-                            "rationale": "every packet arrived"}
+    assert last["data"] == {
+        "layer": "network",
+        "from": "not_looked_at",
+        "to": "cleared",
+        "rationale": "every packet arrived",
+    }
 
 
 @pytest.mark.django_db
 def test_it_returns_only_newer_events_after_a_cursor(owner: User, teammate: User, incident: Any) -> None:
     first = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/").json()
-    client_for(teammate).post(f"/api/incidents/{incident.pk}/notes/", {"text": "SYN retries on the client"}, format="json")
+    client_for(teammate).post(
+        f"/api/incidents/{incident.pk}/notes/", {"text": "SYN retries on the client"}, format="json"
+    )
     newer = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/?after={first[-1]['id']}").json()
     assert [(e["kind"], e["actor"], e["summary"]) for e in newer] == [("note", "tom", "SYN retries on the client")]
 
@@ -68,17 +78,20 @@ def test_it_signs_in_with_a_session_and_enforces_csrf(owner: User, incident: Any
     client = APIClient(enforce_csrf_checks=True)
     client.get("/api/auth/csrf/")
     token = client.cookies["csrftoken"].value
-    bad = client.post("/api/auth/login/", {"username": "olive", "password": "wrong"}, format="json",
-                      HTTP_X_CSRFTOKEN=token)
+    bad = client.post(
+        "/api/auth/login/", {"username": "olive", "password": "wrong"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
     assert bad.status_code == 400
-    ok = client.post("/api/auth/login/", {"username": "olive", "password": "olive-pw"}, format="json",
-                     HTTP_X_CSRFTOKEN=token)
+    ok = client.post(
+        "/api/auth/login/", {"username": "olive", "password": "olive-pw"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
     assert ok.status_code == 200 and ok.json()["teams"][0]["slug"] == "edge"
     token = client.cookies["csrftoken"].value
     without = client.post(f"/api/incidents/{incident.pk}/notes/", {"text": "hi"}, format="json")
     assert without.status_code == 403
-    with_token = client.post(f"/api/incidents/{incident.pk}/notes/", {"text": "hi"}, format="json",
-                             HTTP_X_CSRFTOKEN=token)
+    with_token = client.post(
+        f"/api/incidents/{incident.pk}/notes/", {"text": "hi"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
     assert with_token.status_code == 201
 
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-
 from evidence.services import receive_upload
 from tests.conftest import DATA, client_for
 
@@ -51,7 +50,9 @@ def test_it_answers_not_found_to_an_outsider_on_every_incident_endpoint(
         response = getattr(client, method)(url, body, format="json")
         assert response.status_code == 404, (method, url, response.status_code)
     upload = client.post(
-        f"/api/incidents/{incident.pk}/evidence/upload/?filename=x.pcap", b"abc", content_type="application/octet-stream"
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=x.pcap",
+        b"abc",
+        content_type="application/octet-stream",
     )
     assert upload.status_code == 404
     incident.refresh_from_db()

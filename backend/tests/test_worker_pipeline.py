@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-
 from analysis.models import AnalysisRun, Finding
 from config.celery import app
+from django.contrib.auth.models import User
 from incidents.models import TimelineEvent
 from tests.conftest import DATA, client_for
 from tests.worker import WorkerProcess, wait_for
@@ -57,7 +56,9 @@ def tcp_frame(i: int) -> bytes:
     eth = b"\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\x08\x00"
     sport = 40000 + (i % 500)
     tcp = struct.pack("!HHIIBBHHH", sport, 80, i * 100, 0, 0x50, 0x18, 65535, 0, 0) + b"x" * 20
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    ip = struct.pack(
+        "!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
+    )
     return eth + ip + tcp
 
 
@@ -91,8 +92,12 @@ def test_it_analyses_a_real_capture_in_a_worker_and_stores_findings_once(
     before = Finding.objects.filter(evidence_id=evidence["id"]).count()
     app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
     app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
-    wait_for(lambda: "analyze_evidence" in worker.logs() and worker.logs().count("succeeded") >= 3,
-             timeout=30, what="the duplicate deliveries to be handled", worker=worker)
+    wait_for(
+        lambda: "analyze_evidence" in worker.logs() and worker.logs().count("succeeded") >= 3,
+        timeout=30,
+        what="the duplicate deliveries to be handled",
+        worker=worker,
+    )
     assert Finding.objects.filter(evidence_id=evidence["id"]).count() == before
     assert run_of(evidence["id"]).attempts == 1
     finished_events = TimelineEvent.objects.filter(incident=incident, kind="analysis_finished")

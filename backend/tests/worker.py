@@ -41,16 +41,32 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         name = f"test-{uuid.uuid4().hex[:8]}@%h"
-        log = open(self.log_dir / f"worker-{time.monotonic_ns()}.log", "wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--pool", "prefork",
-             "--without-mingle", "--without-gossip", "--loglevel", "INFO", "--hostname", name],
-            cwd=BACKEND,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(self.log_dir / f"worker-{time.monotonic_ns()}.log", "wb") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "--concurrency",
+                    "1",
+                    "--pool",
+                    "prefork",
+                    "--without-mingle",
+                    "--without-gossip",
+                    "--loglevel",
+                    "INFO",
+                    "--hostname",
+                    name,
+                ],
+                cwd=BACKEND,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         return self
 
     def kill(self) -> None:
