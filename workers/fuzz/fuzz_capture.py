@@ -22,7 +22,7 @@ from __future__ import annotations
 import io
 import sys
 
-import atheris
+import atheris  # type: ignore[import-untyped]
 
 with atheris.instrument_imports():
     from whodunnet.capture import CaptureAnalysis

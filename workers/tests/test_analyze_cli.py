@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CAPTURES
+from capture_testdata import CAPTURES
 
 
 def whodunnet(*args: str) -> subprocess.CompletedProcess[str]:

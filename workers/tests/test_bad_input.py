@@ -10,9 +10,16 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
-from capture_builders import ethernet, ipv4, pcap, pcapng_epb, pcapng_idb, pcapng_shb, tcp_segment
-from conftest import CAPTURES
+from capture_builders import (
+    ethernet,
+    ipv4,
+    pcap,
+    pcapng_epb,
+    pcapng_idb,
+    pcapng_shb,
+    tcp_segment,
+)
+from capture_testdata import CAPTURES
 from whodunnet.capture import CaptureAnalysis
 from whodunnet.capture.reader import CHUNK
 from whodunnet.engine import analyze

@@ -6,7 +6,6 @@ import io
 from pathlib import Path
 
 import pytest
-
 from capture_builders import (
     ethernet,
     ipv4,
@@ -20,7 +19,7 @@ from capture_builders import (
     pcapng_spb,
     tcp_segment,
 )
-from conftest import CAPTURES, tshark_view
+from capture_testdata import CAPTURES, tshark_view
 from whodunnet.capture import CaptureAnalysis
 
 # name: (total packets per capinfos, format, compressed, link types)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from conftest import CAPTURES
+from capture_testdata import CAPTURES
 from whodunnet import ENGINE_VERSION
 from whodunnet.engine import analyze
 

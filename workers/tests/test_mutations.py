@@ -10,7 +10,7 @@ import random
 import time
 from pathlib import Path
 
-from conftest import CAPTURES
+from capture_testdata import CAPTURES
 from whodunnet.engine import analyze
 
 SOURCES = [

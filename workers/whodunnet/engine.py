@@ -17,7 +17,7 @@ from whodunnet import ENGINE_VERSION
 from whodunnet.capture import analyze_capture
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import Limits
+from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
 
 ProgressCallback = Callable[[float, str], None]
@@ -40,7 +40,7 @@ def analyze(
     paths: Sequence[str | Path],
     *,
     progress: ProgressCallback | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> AnalysisResult:
     """Analyze evidence files together; one evidence entry per file, plus findings."""
     files = [Path(p) for p in paths]
@@ -50,7 +50,7 @@ def analyze(
     evidence: list[EvidenceResult] = []
     findings: list[Finding] = []
     done = 0
-    for index, (path, size) in enumerate(zip(files, sizes)):
+    for index, (path, size) in enumerate(zip(files, sizes, strict=True)):
         label = f"reading {path.name}" + (f" ({index + 1} of {len(files)})" if len(files) > 1 else "")
 
         def file_progress(fraction: float, _done: int = done, _size: int = size, _label: str = label) -> None:
@@ -95,8 +95,9 @@ def _analyze_one(
             summary=exc.partial if isinstance(exc.partial, dict) else {},
             error=ErrorInfo(exc.message, exc.offset, exc.line),
         ), []
-    except (OSError, MemoryError, RecursionError, ValueError, IndexError, KeyError, TypeError) as exc:
-        # Never take the worker down for one file; this is a bug to fix, so say so plainly.
+    except Exception as exc:
+        # A bug, not bad input (the fuzz target hunts these); one file must still never take the
+        # worker down or lose the other files' results, so report it plainly on this file.
         return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
 
 

@@ -16,3 +16,7 @@ class Limits:
 
     max_input_bytes: int = 10 * 1024**3
     max_caplen: int = 256 * 1024
+
+
+#: The defaults, shared (the dataclass is frozen, so sharing one instance is safe).
+DEFAULT_LIMITS = Limits()

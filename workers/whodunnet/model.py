@@ -7,8 +7,9 @@ the same way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 Layer = Literal["neighbours", "network", "application", "kernel"]
 Severity = Literal["info", "low", "medium", "high"]

@@ -49,9 +49,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("repo", help="repository: a URL or a local path")
-    p.add_argument(
-        "--good", required=True, help="a ref or commit without the regression"
-    )
+    p.add_argument("--good", required=True, help="a ref or commit without the regression")
     p.add_argument("--bad", required=True, help="a ref or commit with the regression")
     p.add_argument(
         "--repeats",
@@ -65,28 +63,20 @@ def register(subparsers: Any) -> None:
         default=0.8,
         help="share of the runs that must agree for good/bad (default 0.8; 4 of 5)",
     )
-    p.add_argument(
-        "--path", help="only consider commits touching this path (e.g. net/ipv4)"
-    )
+    p.add_argument("--path", help="only consider commits touching this path (e.g. net/ipv4)")
     p.add_argument(
         "--timeout",
         type=float,
         default=3600.0,
         help="wall-time limit of one run, seconds",
     )
-    p.add_argument(
-        "--memory-mb", type=int, help="address-space limit of the reproducer, MiB"
-    )
+    p.add_argument("--memory-mb", type=int, help="address-space limit of the reproducer, MiB")
     p.add_argument(
         "--metric",
         help="judge by NAME=VALUE printed on stdout instead of the exit code",
     )
-    p.add_argument(
-        "--threshold", type=float, help="with --metric: the value where bad starts"
-    )
-    p.add_argument(
-        "--direction", choices=DIRECTIONS, default="above_is_bad", help="with --metric"
-    )
+    p.add_argument("--threshold", type=float, help="with --metric: the value where bad starts")
+    p.add_argument("--direction", choices=DIRECTIONS, default="above_is_bad", help="with --metric")
     p.add_argument(
         "--on-inconclusive",
         choices=("retry_then_skip", "skip"),
@@ -118,9 +108,7 @@ def spec_from_args(args: argparse.Namespace) -> BisectSpec:
     if args.metric:
         if args.threshold is None:
             raise SpecError("--metric needs --threshold")
-        rule = MetricRule(
-            metric=args.metric, threshold=args.threshold, direction=args.direction
-        )
+        rule = MetricRule(metric=args.metric, threshold=args.threshold, direction=args.direction)
     return BisectSpec(
         repo=args.repo,
         good=args.good,
@@ -146,11 +134,7 @@ def handle(args: argparse.Namespace) -> int:
 
     def progress(result: StepResult, session: BisectSession) -> None:
         nxt = session.next_candidate()
-        left = (
-            f"{nxt.revisions_left} left, ~{nxt.steps_left} steps"
-            if isinstance(nxt, Candidate)
-            else "done"
-        )
+        left = f"{nxt.revisions_left} left, ~{nxt.steps_left} steps" if isinstance(nxt, Candidate) else "done"
         print(
             f"step {result.commit[:12]} {result.verdict:<12} {result.duration:7.2f}s  {left}  ({result.reason})",
             file=sys.stderr,

@@ -50,9 +50,7 @@ class BisectReport:
                 "files": list(first_bad.files),
                 "touches_path": first_bad.touches_path,
             },
-            "possible_first_bad": list(self.done.possible_first_bad)
-            if self.done
-            else [],
+            "possible_first_bad": list(self.done.possible_first_bad) if self.done else [],
             "error": self.error,
             "steps": [step.to_json() for step in self.steps],
             "step_count": len(self.steps),
@@ -146,21 +144,13 @@ def _drive(
 
 
 @contextlib.contextmanager
-def job_worktree(
-    spec: BisectSpec, cache: RepoCache, workdir: Path | None = None
-) -> Iterator[Path]:
+def job_worktree(spec: BisectSpec, cache: RepoCache, workdir: Path | None = None) -> Iterator[Path]:
     """A worktree of the cached clone for one job, removed afterwards (in a temp dir by default)."""
     cache.ensure(spec.repo, [spec.good, spec.bad])
     with contextlib.ExitStack() as stack:
         if workdir is None:
-            workdir = Path(
-                stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="whodunnet-bisect-")
-                )
-            )
-        path = stack.enter_context(
-            cache.worktree(spec.repo, workdir / "worktree", spec.bad)
-        )
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="whodunnet-bisect-")))
+        path = stack.enter_context(cache.worktree(spec.repo, workdir / "worktree", spec.bad))
         yield path
 
 
@@ -178,6 +168,4 @@ def run_bisect(
             session = BisectSession.start(spec, worktree)
             return drive(spec, session, runner or LocalRunner(), on_step=on_step)
     except BisectError as exc:
-        return BisectReport(
-            status="error", spec=spec, done=None, steps=(), log="", error=str(exc)
-        )
+        return BisectReport(status="error", spec=spec, done=None, steps=(), log="", error=str(exc))

@@ -10,9 +10,7 @@ class BisectError(Exception):
     """
 
     def __init__(self, message: str, *, output: str = "") -> None:
-        super().__init__(
-            message if not output else f"{message}: {output.strip()[-2000:]}"
-        )
+        super().__init__(message if not output else f"{message}: {output.strip()[-2000:]}")
         self.message = message
         self.output = output
 

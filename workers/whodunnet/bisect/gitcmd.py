@@ -23,11 +23,7 @@ _ENV_OVERRIDES = {
 
 
 def git_env() -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("GIT_") or k in ("GIT_SSH", "GIT_SSH_COMMAND")
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_SSH", "GIT_SSH_COMMAND")}
     env.update(_ENV_OVERRIDES)
     return env
 

@@ -61,9 +61,7 @@ class RepoCache:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def ensure(
-        self, repo: str, refs: Sequence[str] = (), *, refresh: bool = False
-    ) -> Path:
+    def ensure(self, repo: str, refs: Sequence[str] = (), *, refresh: bool = False) -> Path:
         """Return the cached clone of ``repo``, cloning or fetching so that every ref resolves.
 
         A ref missing after fetching all branches and tags is fetched by name (a full
@@ -153,9 +151,7 @@ class RepoCache:
                 git(["worktree", "prune"], cwd=clone, check=False)
 
     @contextlib.contextmanager
-    def worktree(
-        self, repo: str, dest: Path | str, commit: str = "HEAD"
-    ) -> Iterator[Path]:
+    def worktree(self, repo: str, dest: Path | str, commit: str = "HEAD") -> Iterator[Path]:
         """A worktree for the length of a ``with`` block (the CLI and tests use this)."""
         path = self.add_worktree(repo, dest, commit)
         try:

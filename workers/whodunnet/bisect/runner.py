@@ -12,6 +12,7 @@ host fetch it), run the command there under the same time limit and fill the sam
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -69,9 +70,7 @@ class Runner(Protocol):
 
 def parse_metric(text: str, name: str) -> float | None:
     """The last ``name=value`` in ``text`` (a whole whitespace/comma-separated token)."""
-    pattern = re.compile(
-        rf"(?:^|[\s,;]){re.escape(name)}=({_NUMBER})(?=$|[\s,;])", re.MULTILINE
-    )
+    pattern = re.compile(rf"(?:^|[\s,;]){re.escape(name)}=({_NUMBER})(?=$|[\s,;])", re.MULTILINE)
     value: float | None = None
     for m in pattern.finditer(text):
         value = float(m.group(1))
@@ -114,10 +113,8 @@ def _limit_memory(limit_mb: int | None) -> Callable[[], None] | None:
 
 
 def _kill_group(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class LocalRunner:
@@ -131,9 +128,7 @@ class LocalRunner:
     ``spec.memory_limit_mb`` caps the address space (RLIMIT_AS) of every process it starts.
     """
 
-    def __init__(
-        self, *, kill_grace: float = 2.0, extra_env: dict[str, str] | None = None
-    ) -> None:
+    def __init__(self, *, kill_grace: float = 2.0, extra_env: dict[str, str] | None = None) -> None:
         self.kill_grace = kill_grace
         self.extra_env = dict(extra_env or {})
 
@@ -155,9 +150,7 @@ class LocalRunner:
             WHODUNNET_RUN=str(run_index),
         )
         shell = isinstance(spec.command, str)
-        argv: str | list[str] = (
-            spec.command if isinstance(spec.command, str) else list(spec.command)
-        )
+        argv: str | list[str] = spec.command if isinstance(spec.command, str) else list(spec.command)
         started = time.monotonic()
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
@@ -173,7 +166,7 @@ class LocalRunner:
                     # RLIMIT_AS must be set in the child before exec, or the reproducer could
                     # allocate (and fork) before the limit lands; only set with a limit, and
                     # the Celery prefork workers and the CLI are single-threaded here.
-                    preexec_fn=_limit_memory(spec.memory_limit_mb),  # noqa: PLW1509
+                    preexec_fn=_limit_memory(spec.memory_limit_mb),
                 )
             except OSError as exc:
                 return RunOutcome(
@@ -190,21 +183,15 @@ class LocalRunner:
             except subprocess.TimeoutExpired:
                 timed_out = True
                 _kill_group(proc.pid, signal.SIGTERM)
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=self.kill_grace)
-                except subprocess.TimeoutExpired:
-                    pass
                 _kill_group(proc.pid, signal.SIGKILL)
                 proc.wait()
                 code = None
             finally:
                 _kill_group(proc.pid, signal.SIGKILL)
             duration = time.monotonic() - started
-            metric = (
-                _scan_metric(out, spec.rule.metric)
-                if isinstance(spec.rule, MetricRule)
-                else None
-            )
+            metric = _scan_metric(out, spec.rule.metric) if isinstance(spec.rule, MetricRule) else None
             return RunOutcome(
                 exit_code=code,
                 timed_out=timed_out,

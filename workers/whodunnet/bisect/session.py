@@ -92,6 +92,8 @@ class BisectSession:
     def __init__(self, spec: BisectSpec, workdir: Path, output: str) -> None:
         self.spec = spec
         self.workdir = workdir
+        git_path = git(["rev-parse", "--git-path", "BISECT_LOG"], cwd=workdir).stdout.strip()
+        self._log_path = workdir / git_path
         self._candidate = self._parse_candidate(output)
 
     # -- construction ---------------------------------------------------------------------
@@ -119,9 +121,7 @@ class BisectSession:
         if "git bisect start" not in log:
             raise BisectError("the stored bisect log has no 'git bisect start' line")
         _clean(workdir)
-        with tempfile.NamedTemporaryFile(
-            "w", prefix="whodunnet-bisect-", suffix=".log"
-        ) as f:
+        with tempfile.NamedTemporaryFile("w", prefix="whodunnet-bisect-", suffix=".log") as f:
             f.write(log if log.endswith("\n") else log + "\n")
             f.flush()
             output = _bisect(["bisect", "replay", f.name], workdir)
@@ -131,27 +131,26 @@ class BisectSession:
 
     def log(self) -> str:
         """The bisect log: store it after every step, it is all :meth:`resume` needs."""
-        return git(["bisect", "log"], cwd=self.workdir).stdout
+        # What ``git bisect log`` prints is this file; reading it directly saves the
+        # shell start-up of git-bisect, which is most of a step's git time.
+        try:
+            return self._log_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise BisectError(f"no bisect is in progress in {self.workdir}") from None
 
     def next_candidate(self) -> Candidate | Done:
         """The commit to test next, or the result when the bisect is over. Changes nothing."""
         log = self.log()
         first_bad, possible = _outcome(log)
         if first_bad is not None:
-            return Done(
-                first_bad=self.commit_info(first_bad), possible_first_bad=(), log=log
-            )
+            return Done(first_bad=self.commit_info(first_bad), possible_first_bad=(), log=log)
         if possible:
             return Done(first_bad=None, possible_first_bad=possible, log=log)
         if self._candidate is None:
-            raise BisectError(
-                "git bisect gave no commit to test and no result", output=log
-            )
+            raise BisectError("git bisect gave no commit to test and no result", output=log)
         commit, title = self._candidate
         left = self._revisions_left()
-        return Candidate(
-            commit=commit, title=title, revisions_left=left, steps_left=_steps(left)
-        )
+        return Candidate(commit=commit, title=title, revisions_left=left, steps_left=_steps(left))
 
     def record(self, commit: str, verdict: Verdict) -> Candidate | Done:
         """Mark ``commit`` good, bad or skip; return what comes next.
@@ -172,9 +171,7 @@ class BisectSession:
         if earlier is not None:
             raise BisectError(f"{commit} was already recorded {earlier}, not {verdict}")
         _clean(self.workdir)
-        self._candidate = self._parse_candidate(
-            _bisect(["bisect", verdict, commit], self.workdir)
-        )
+        self._candidate = self._parse_candidate(_bisect(["bisect", verdict, commit], self.workdir))
         return self.next_candidate()
 
     def checkout(self, commit: str) -> None:
@@ -182,9 +179,7 @@ class BisectSession:
         _clean(self.workdir)
         head = rev_parse("HEAD", cwd=self.workdir)
         if head != commit:
-            git(
-                ["checkout", "--quiet", "--force", "--detach", commit], cwd=self.workdir
-            )
+            git(["checkout", "--quiet", "--force", "--detach", commit], cwd=self.workdir)
 
     def commit_info(self, commit: str) -> CommitInfo:
         """Id, title, author, date and files of ``commit``; whether it touches the path filter."""
@@ -235,11 +230,7 @@ class BisectSession:
         if self.spec.path:
             args += ["--", self.spec.path]
         proc = git(args, cwd=self.workdir, check=False)
-        count = (
-            int(proc.stdout.strip())
-            if proc.returncode == 0 and proc.stdout.strip().isdigit()
-            else 0
-        )
+        count = int(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip().isdigit() else 0
         return max(count, 1)
 
     @staticmethod
@@ -267,12 +258,8 @@ def _bisect(args: list[str], workdir: Path) -> str:
     proc = git(args, cwd=workdir, check=False)
     output = proc.stdout + proc.stderr
     # Exit 2 with "only 'skip'ped commits left" is an outcome, not a failure.
-    if proc.returncode != 0 and not (
-        proc.returncode == 2 and "only 'skip'ped commits left" in output
-    ):
-        raise BisectError(
-            f"git {' '.join(args[:2])} failed (exit {proc.returncode})", output=output
-        )
+    if proc.returncode != 0 and not (proc.returncode == 2 and "only 'skip'ped commits left" in output):
+        raise BisectError(f"git {' '.join(args[:2])} failed (exit {proc.returncode})", output=output)
     return output
 
 

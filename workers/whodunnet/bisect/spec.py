@@ -64,6 +64,7 @@ class BisectSpec:
 
     ``command`` is an argv tuple (run directly) or a string (run by ``/bin/sh -c``), with the
     worktree checked out at the candidate commit as its working directory.
+    ``step_timeout`` is the wall-time limit of one run (each of the R runs of a step gets it).
     ``min_agreement`` is the share of the R runs that must agree for a good or bad verdict
     (see ``whodunnet.bisect.step``). ``on_inconclusive`` says what to do when they do not
     agree: run the step once more, then skip the commit (``retry_then_skip``), or skip at
@@ -90,33 +91,21 @@ class BisectSpec:
             raise SpecError("repo is empty")
         if not self.good or not self.bad:
             raise SpecError("both a good and a bad ref are needed")
-        if not self.command or (
-            isinstance(self.command, tuple) and not all(self.command)
-        ):
+        if not self.command or (isinstance(self.command, tuple) and not all(self.command)):
             raise SpecError("the reproducer command is empty")
         if self.repeats < 1:
             raise SpecError(f"repeats must be at least 1, not {self.repeats}")
         if not 0.5 < self.min_agreement <= 1.0:
-            raise SpecError(
-                f"min_agreement must be in (0.5, 1], not {self.min_agreement}"
-            )
+            raise SpecError(f"min_agreement must be in (0.5, 1], not {self.min_agreement}")
         if not self.step_timeout > 0:
             raise SpecError(f"step_timeout must be positive, not {self.step_timeout}")
         if self.memory_limit_mb is not None and self.memory_limit_mb < 1:
-            raise SpecError(
-                f"memory_limit_mb must be positive, not {self.memory_limit_mb}"
-            )
+            raise SpecError(f"memory_limit_mb must be positive, not {self.memory_limit_mb}")
         if isinstance(self.rule, MetricRule):
-            if (
-                not self.rule.metric
-                or "=" in self.rule.metric
-                or self.rule.metric.strip() != self.rule.metric
-            ):
+            if not self.rule.metric or "=" in self.rule.metric or self.rule.metric.strip() != self.rule.metric:
                 raise SpecError(f"bad metric name {self.rule.metric!r}")
             if self.rule.direction not in DIRECTIONS:
-                raise SpecError(
-                    f"direction must be one of {DIRECTIONS}, not {self.rule.direction!r}"
-                )
+                raise SpecError(f"direction must be one of {DIRECTIONS}, not {self.rule.direction!r}")
             if not math.isfinite(self.rule.threshold):
                 raise SpecError("threshold must be a finite number")
         if self.on_inconclusive not in ("retry_then_skip", "skip"):
@@ -127,9 +116,7 @@ class BisectSpec:
     @property
     def needed_votes(self) -> int:
         """How many of the R runs must agree for a good or bad verdict."""
-        return max(
-            self.repeats // 2 + 1, math.ceil(self.min_agreement * self.repeats - 1e-9)
-        )
+        return max(self.repeats // 2 + 1, math.ceil(self.min_agreement * self.repeats - 1e-9))
 
     def to_json(self) -> dict[str, Any]:
         rule: dict[str, Any]
@@ -146,9 +133,7 @@ class BisectSpec:
             "repo": self.repo,
             "good": self.good,
             "bad": self.bad,
-            "command": self.command
-            if isinstance(self.command, str)
-            else list(self.command),
+            "command": self.command if isinstance(self.command, str) else list(self.command),
             "path": self.path,
             "repeats": self.repeats,
             "rule": rule,
@@ -180,9 +165,7 @@ class BisectSpec:
             repo=str(data["repo"]),
             good=str(data["good"]),
             bad=str(data["bad"]),
-            command=command
-            if isinstance(command, str)
-            else tuple(str(c) for c in command),
+            command=command if isinstance(command, str) else tuple(str(c) for c in command),
             path=data.get("path") or None,
             repeats=int(data.get("repeats", 1)),
             rule=rule,

@@ -14,8 +14,8 @@ spec's rule (see ``whodunnet.bisect.spec``). The R runs then combine by the agre
 Skips and errors count in R but never as agreement, so 3 good + 2 errors of 5 is
 inconclusive. The default of 80 % is chosen for flaky reproducers: with a reproducer that
 fails 20 % of the time on good commits, 5 runs call a good commit bad with probability
-0.7 % (at a simple majority, 3 of 5, it would be 5.8 %, a wrong answer in about one bisect
-in four) and inconclusive with probability 26 %.
+0.7 % (at a simple majority, 3 of 5, it would be 5.8 %, a wrong answer in one bisect
+out of three or four) and inconclusive with probability 26 %.
 
 An inconclusive step is, by the spec's ``on_inconclusive`` policy, run once more with fresh
 runs (``retry_then_skip``; if it is still inconclusive the commit is skipped) or skipped at
@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from whodunnet.bisect.runner import Runner, RunOutcome
 from whodunnet.bisect.session import BisectSession, Verdict
-from whodunnet.bisect.spec import BisectSpec, ExitCodeRule, VerdictRule
+from whodunnet.bisect.spec import BisectSpec, ExitCodeRule, MetricRule, VerdictRule
 
 RunVerdict = Literal["good", "bad", "skip", "error"]
 StepVerdict = Literal["good", "bad", "skip", "error", "inconclusive"]
@@ -111,9 +111,19 @@ def classify_run(rule: VerdictRule, run: RunOutcome) -> RunVerdict:
     return "bad" if rule.is_bad(run.metric_value) else "good"
 
 
-def combine(
-    spec: BisectSpec, verdicts: Iterable[RunVerdict]
-) -> tuple[StepVerdict, str]:
+def describe_failure(rule: VerdictRule, run: RunOutcome) -> str:
+    """Why a run was judged an error, in a few words."""
+    if run.error:
+        return run.error
+    code = run.exit_code
+    if code is not None and code < 0:
+        return f"killed by signal {-code}"
+    if isinstance(rule, MetricRule) and code == 0:
+        return f"no {rule.metric}=<number> on stdout"
+    return f"exit {code}"
+
+
+def combine(spec: BisectSpec, verdicts: Iterable[RunVerdict]) -> tuple[StepVerdict, str]:
     """The step verdict of the run verdicts so far, and a one-line reason.
 
     Given fewer than R verdicts it answers as if the step had stopped early, which is
@@ -123,14 +133,10 @@ def combine(
     done = sum(counts.values())
     total = spec.repeats
     need = spec.needed_votes
-    summary = (
-        ", ".join(f"{counts[v]} {v}" for v in RUN_VERDICTS if counts[v]) or "no runs"
-    )
+    summary = ", ".join(f"{counts[v]} {v}" for v in RUN_VERDICTS if counts[v]) or "no runs"
     summary += f" of {done} run{'s' if done != 1 else ''}"
     if done < total:
-        summary += (
-            f" (stopped early; the other {total - done} could not change the verdict)"
-        )
+        summary += f" (stopped early; the other {total - done} could not change the verdict)"
     if counts["error"] * 2 > total:
         return "error", f"{summary}: most of {total} runs failed"
     if counts["skip"] * 2 > total:
@@ -148,8 +154,7 @@ def decided(spec: BisectSpec, so_far: list[RunVerdict]) -> bool:
     if remaining <= 0:
         return True
     outcomes = {
-        combine(spec, [*so_far, *rest])[0]
-        for rest in itertools.combinations_with_replacement(RUN_VERDICTS, remaining)
+        combine(spec, [*so_far, *rest])[0] for rest in itertools.combinations_with_replacement(RUN_VERDICTS, remaining)
     }
     return len(outcomes) == 1
 
@@ -191,6 +196,9 @@ def run_step(
         if spec.stop_early and decided(spec, verdicts):
             break
     verdict, reason = combine(spec, verdicts)
+    if verdict == "error":
+        first = next(r for r, v in zip(runs, verdicts, strict=True) if v == "error")
+        reason = f"{reason} (first failure: {describe_failure(spec.rule, first)})"
     return StepResult(
         commit=commit,
         verdict=verdict,

@@ -14,7 +14,7 @@ from whodunnet.capture.reader import CaptureReader, linktype_name
 from whodunnet.capture.source import open_capture
 from whodunnet.capture.tcp import TcpTable
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import Limits
+from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import ErrorInfo, EvidenceResult, Finding, Ref
 
 Summary = dict[str, Any]
@@ -28,7 +28,7 @@ class CaptureAnalysis:
     once per chunk read (the caller throttles it).
     """
 
-    def __init__(self, *, limits: Limits = Limits(), on_progress: Callable[[float], None] | None = None) -> None:
+    def __init__(self, *, limits: Limits = DEFAULT_LIMITS, on_progress: Callable[[float], None] | None = None) -> None:
         self.limits = limits
         self.on_progress = on_progress
         self.table = TcpTable()
@@ -116,8 +116,10 @@ def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:
     compressed = "gzip-compressed " if s["compressed"] else ""
     links = ", ".join(s["link_types"]) or "no"
     parts = [
-        f"A {compressed}{s['format']} capture ({links} link type) with {packets:,} packets "
-        f"({s['bytes']:,} bytes on the wire, {s['captured_bytes']:,} captured) over {format_seconds(duration)}.",
+        (
+            f"A {compressed}{s['format']} capture ({links} link type) with {packets:,} packets "
+            f"({s['bytes']:,} bytes on the wire, {s['captured_bytes']:,} captured) over {format_seconds(duration)}."
+        ),
         f"{s['tcp_packets']:,} are TCP, in {conns:,} connections.",
     ]
     if s["truncated_packets"]:

@@ -1,12 +1,11 @@
-"""Shared helpers for the engine's tests: where the test captures live and their tshark view."""
+"""Where the capture tests' data lives and tshark's view of it (a plain module, not a conftest,
+so it cannot collide with other test folders' conftest modules)."""
 
 from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 
@@ -28,7 +27,3 @@ def tshark_view(name: str) -> TsharkView:
         tcp_packets=sum(int(r["orig_pkts"]) + int(r["resp_pkts"]) for r in rows),
     )
 
-
-@pytest.fixture
-def captures() -> Path:
-    return CAPTURES
