@@ -52,14 +52,14 @@ def django(env: dict[str, str], code: str) -> str:
         check=True,
         capture_output=True,
         text=True,
-    ).stdout.strip()
+    ).stdout.strip().splitlines()[-1]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-gib", type=float, default=2.0)
     args = parser.parse_args()
-    size = int(args.size_gib * 1024**3)
+    size = int(args.size_gib * 1024) * 1024 * 1024  # whole MiB: the file is written in 1 MiB blocks
     work = Path(tempfile.mkdtemp(prefix="whodunnet-bench-"))
     try:
         with services(work / "services", quiet=True) as service_env:
@@ -158,7 +158,7 @@ def main() -> int:
                         "Content-Type: application/octet-stream",
                         "-T",
                         str(source),
-                        f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/upload/?filename=big.bin",
+                        f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/upload/",
                     ],
                     capture_output=True,
                     text=True,

@@ -36,6 +36,8 @@ urlpatterns = [
     path(incident + "findings/", incidents.FindingListView.as_view()),
     path(incident + "evidence/", evidence.EvidenceListView.as_view()),
     path(incident + "evidence/upload/", evidence.EvidenceUploadView.as_view()),
+    # `curl -T file URL/` appends the file's name to a URL ending in "/": accept it as the name.
+    path(incident + "evidence/upload/<str:filename>", evidence.EvidenceNamedUploadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     re_path(r"^(?!api/|admin/|static/).*$", spa),

@@ -47,8 +47,11 @@ class EvidenceUploadView(APIView):
         },
     )
     def post(self, request: Request, incident_id: int) -> Response:
+        return self.receive(request, incident_id, request.query_params.get("filename", ""))
+
+    def receive(self, request: Request, incident_id: int, filename: str) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
-        filename = request.query_params.get("filename", "").strip()
+        filename = filename.strip()
         if not filename:
             return Response({"detail": "Say the file's name with ?filename=..."}, status=400)
         raw_length = request.META.get("CONTENT_LENGTH") or ""
@@ -75,6 +78,26 @@ class EvidenceUploadView(APIView):
     )
     def put(self, request: Request, incident_id: int) -> Response:
         return self.post(request, incident_id)
+
+
+class EvidenceNamedUploadView(EvidenceUploadView):
+    """The same upload with the file name as the last path segment, as ``curl -T file URL/`` sends it."""
+
+    @extend_schema(
+        operation_id="evidence_upload_named",
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def post(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
+        return self.receive(request, incident_id, filename)
+
+    @extend_schema(
+        operation_id="evidence_upload_named_put",
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def put(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
+        return self.receive(request, incident_id, filename)
 
 
 class EvidenceDetailView(APIView):

@@ -74,3 +74,15 @@ def test_it_puts_the_upload_on_the_timeline(owner: User, teammate: User, inciden
     assert events[-1]["kind"] == "evidence_uploaded"
     assert events[-1]["actor"] == "olive"
     assert "client.pcap" in events[-1]["summary"]
+
+
+@pytest.mark.django_db
+def test_it_takes_the_file_name_from_the_path_as_curl_t_appends_it(owner: User, incident: Any) -> None:
+    response = client_for(owner).put(
+        f"/api/incidents/{incident.pk}/evidence/upload/server%20side.pcap",
+        (DATA / "retransmit-fast009.pcap").read_bytes(),
+        content_type="application/octet-stream",
+    )
+    assert response.status_code == 201
+    assert response.json()["filename"] == "server side.pcap"
+    assert response.json()["kind"] == "capture"
