@@ -45,14 +45,18 @@ def free_port() -> int:
 
 
 def django(env: dict[str, str], code: str) -> str:
-    return subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=BACKEND,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip().splitlines()[-1]
+    return (
+        subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", code],
+            cwd=BACKEND,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
 
 
 def main() -> int:
