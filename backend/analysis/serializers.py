@@ -4,12 +4,15 @@ from typing import Any
 
 from rest_framework import serializers
 
-from analysis.models import AnalysisRun, Finding
+from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
+from incidents.models import Layer
 
 
 class AnalysisRunSerializer(serializers.ModelSerializer[AnalysisRun]):
     id = serializers.IntegerField(read_only=True, help_text="Run id.")
-    status = serializers.CharField(read_only=True, help_text="queued, running, done or failed.")
+    status = serializers.ChoiceField(
+        choices=RunStatus.choices, read_only=True, help_text="queued, running, done or failed."
+    )
     progress = serializers.FloatField(read_only=True, help_text="Share of the input read, 0 to 1.")
     progress_message = serializers.CharField(read_only=True, help_text="What the worker is doing now.")
     attempts = serializers.IntegerField(read_only=True, help_text="How many times a worker claimed this run.")
@@ -46,8 +49,10 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
     )
     kind = serializers.CharField(read_only=True, help_text="Stable id of what was found, e.g. tcp.syn_retransmit.")
     key = serializers.CharField(read_only=True, help_text="Tells apart findings of one kind (e.g. a connection).")
-    layer = serializers.CharField(read_only=True, help_text="Checklist layer it speaks to.")
-    severity = serializers.CharField(read_only=True, help_text="info, low, medium or high.")
+    layer = serializers.ChoiceField(choices=Layer.choices, read_only=True, help_text="Checklist layer it speaks to.")
+    severity = serializers.ChoiceField(
+        choices=FindingSeverity.choices, read_only=True, help_text="info, low, medium or high."
+    )
     title = serializers.CharField(read_only=True, help_text="One line.")
     explanation = serializers.CharField(read_only=True, help_text="Plain words with the numbers.")
     refs = serializers.JSONField(read_only=True, help_text="References into the evidence (connections, packets, time).")

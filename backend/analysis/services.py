@@ -20,12 +20,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
+from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind
 from incidents.services import record_event
 from whodunnet.model import AnalysisResult, EvidenceResult
-
-from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
 
 logger = logging.getLogger(__name__)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import models
+
 from incidents.models import Incident
 
 

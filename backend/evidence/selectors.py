@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.http import Http404
-from incidents.models import Incident
 
 from evidence.models import Evidence
+from incidents.models import Incident
 
 
 def evidence_of(*, incident: Incident) -> QuerySet[Evidence]:

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from analysis.models import AnalysisRun
-from analysis.serializers import AnalysisRunSerializer
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from analysis.models import AnalysisRun
+from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 
 

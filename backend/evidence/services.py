@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.services import queue_run
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+
+from analysis.services import queue_run
+from evidence.models import Evidence
+from evidence.storage import Readable, stream_to_storage
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
-
-from evidence.models import Evidence
-from evidence.storage import Readable, stream_to_storage
 
 MAX_FILENAME = 255
 CAPTURE_FORMATS = ("pcap", "pcapng")

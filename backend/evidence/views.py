@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
-from accounts.selectors import current_user
+from typing import Any
+
 from django.http import FileResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from incidents.selectors import get_incident
 from rest_framework import status
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.selectors import current_user
 from evidence import selectors, services
 from evidence.serializers import EvidenceSerializer, UploadErrorSerializer
 from evidence.storage import UploadTooLarge
+from incidents.selectors import get_incident
 
 
 class RawBodyParser(BaseParser):
-    """Declares that uploads are raw bytes; the view streams ``request.stream`` itself."""
+    """Declares that uploads are raw bytes; the view streams the body itself.
+
+    DRF still calls ``parse`` when the CSRF check looks at ``request.POST`` for a
+    session-authenticated upload: it must not read the body, so it returns nothing.
+    """
 
     media_type = "*/*"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+        return {}
 
 
 class EvidenceListView(APIView):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accounts.models import Team
-from analysis.models import Finding, FindingSeverity
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
+from accounts.models import Team
+from analysis.models import Finding, FindingSeverity
 from incidents.models import ChecklistStep, Incident, Layer, TimelineEvent, Verdict
 
 TIMELINE_PAGE = 500

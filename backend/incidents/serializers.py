@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.serializers import TeamSerializer
-from analysis.serializers import FindingSerializer
 from rest_framework import serializers
 
+from accounts.serializers import TeamSerializer
+from analysis.serializers import FindingSerializer
 from incidents.models import EventKind, Incident, Layer, Severity, Status, TimelineEvent, Verdict
 
 

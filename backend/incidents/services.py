@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from accounts.models import Team
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
+from accounts.models import Team
 from incidents.models import ChecklistStep, EventKind, Incident, Layer, TimelineEvent, Verdict
 
 

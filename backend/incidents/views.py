@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from accounts.selectors import current_user
-from analysis.serializers import FindingSerializer
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -12,6 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.selectors import current_user
+from analysis.serializers import FindingSerializer
 from incidents import selectors, services
 from incidents.models import Layer, Status
 from incidents.serializers import (
@@ -81,7 +81,11 @@ class ChecklistView(APIView):
 
 
 class ChecklistStepView(APIView):
-    @extend_schema(request=VerdictSerializer, responses={200: StepSerializer})
+    @extend_schema(
+        parameters=[OpenApiParameter("layer", OpenApiTypes.STR, OpenApiParameter.PATH, enum=Layer.values)],
+        request=VerdictSerializer,
+        responses={200: StepSerializer},
+    )
     def patch(self, request: Request, incident_id: int, layer: str) -> Response:
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         if layer not in Layer.values:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import Membership, Team
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
+
+from accounts.models import Membership, Team
 
 DATA = Path(__file__).parent / "data"
 
@@ -62,6 +63,7 @@ def client_for(user: User | None) -> APIClient:
 @pytest.fixture
 def incident(owner: User, team: Team) -> Any:
     from django.utils import timezone
+
     from incidents.services import open_incident
 
     return open_incident(

@@ -86,3 +86,23 @@ def test_it_takes_the_file_name_from_the_path_as_curl_t_appends_it(owner: User, 
     assert response.status_code == 201
     assert response.json()["filename"] == "server side.pcap"
     assert response.json()["kind"] == "capture"
+
+
+@pytest.mark.django_db
+def test_it_accepts_a_browser_upload_with_a_session_and_the_csrf_header(owner: User, incident: Any) -> None:
+    from rest_framework.test import APIClient
+
+    client = APIClient(enforce_csrf_checks=True)
+    client.get("/api/auth/csrf/")
+    token = client.cookies["csrftoken"].value
+    client.post(
+        "/api/auth/login/", {"username": "olive", "password": "olive-pw"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
+    token = client.cookies["csrftoken"].value
+    url = f"/api/incidents/{incident.pk}/evidence/upload/?filename=client.pcap"
+    body = (DATA / "retransmit-fast009.pcap").read_bytes()
+    refused = client.post(url, body, content_type="application/octet-stream")
+    assert refused.status_code == 403
+    accepted = client.post(url, body, content_type="application/octet-stream", HTTP_X_CSRFTOKEN=token)
+    assert accepted.status_code == 201, accepted.content
+    assert accepted.json()["size"] == len(body)

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
+
 from tests.conftest import client_for
 
 

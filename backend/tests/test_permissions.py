@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+
 from evidence.services import receive_upload
 from tests.conftest import DATA, client_for
 

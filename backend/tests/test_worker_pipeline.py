@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+
 from analysis.models import AnalysisRun, Finding
 from config.celery import app
-from django.contrib.auth.models import User
 from incidents.models import TimelineEvent
 from tests.conftest import DATA, client_for
 from tests.worker import WorkerProcess, wait_for

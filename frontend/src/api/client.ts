@@ -25,8 +25,11 @@ const csrfMiddleware: Middleware = {
 
 /** The one API client: session cookie auth, CSRF header on unsafe methods. */
 export const api = createClient<paths>({
-  baseUrl: '',
+  // Absolute, because openapi-fetch builds a Request, and Request needs one outside a browser (tests).
+  baseUrl: window.location.origin,
   credentials: 'same-origin',
   headers: { Accept: 'application/json' },
+  // Looked up at call time, not captured once, so tests can replace fetch at the edge.
+  fetch: (request) => globalThis.fetch(request),
 });
 api.use(csrfMiddleware);

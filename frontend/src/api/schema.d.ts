@@ -11,6 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Sets the csrftoken cookie. */
         get: operations["auth_csrf_retrieve"];
         put?: never;
         post?: never;
@@ -77,23 +78,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Create the user's API token, replacing any earlier one. */
         post: operations["auth_token_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/teams/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["teams_list"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -116,13 +102,11 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{id}/": {
+    "/api/incidents/{incident_id}/": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
             cookie?: never;
         };
         get: operations["incidents_retrieve"];
@@ -134,107 +118,11 @@ export interface paths {
         patch: operations["incidents_partial_update"];
         trace?: never;
     };
-    "/api/incidents/{id}/evidence/": {
+    "/api/incidents/{incident_id}/checklist/": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        get: operations["incidents_evidence_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/incidents/{id}/evidence/upload/": {
-        parameters: {
-            query: {
-                filename: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: operations["incidents_evidence_upload_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/incidents/{id}/evidence/{evidence_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                evidence_id: number;
-            };
-            cookie?: never;
-        };
-        get: operations["incidents_evidence_retrieve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/incidents/{id}/evidence/{evidence_id}/download/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                evidence_id: number;
-            };
-            cookie?: never;
-        };
-        get: operations["incidents_evidence_download_retrieve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/incidents/{id}/findings/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        get: operations["incidents_findings_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/incidents/{id}/checklist/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
             cookie?: never;
         };
         get: operations["incidents_checklist_list"];
@@ -246,14 +134,11 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{id}/checklist/{layer}/": {
+    "/api/incidents/{incident_id}/checklist/{layer}/": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-                layer: components["schemas"]["LayerEnum"];
-            };
+            path?: never;
             cookie?: never;
         };
         get?: never;
@@ -265,16 +150,14 @@ export interface paths {
         patch: operations["incidents_checklist_partial_update"];
         trace?: never;
     };
-    "/api/incidents/{id}/timeline/": {
+    "/api/incidents/{incident_id}/evidence/": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
             cookie?: never;
         };
-        get: operations["incidents_timeline_list"];
+        get: operations["incidents_evidence_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -283,13 +166,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{id}/notes/": {
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_evidence_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/download/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_evidence_download_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description The request body is the file. Works with XHR from the browser and ``curl -T``. */
+        put: operations["evidence_upload_put"];
+        /** @description The request body is the file. Works with XHR from the browser and ``curl -T``. */
+        post: operations["evidence_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/upload/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description The same upload with the file name as the last path segment, as ``curl -T file URL/`` sends it. */
+        put: operations["evidence_upload_named_put"];
+        /** @description The same upload with the file name as the last path segment, as ``curl -T file URL/`` sends it. */
+        post: operations["evidence_upload_named"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/findings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_findings_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/notes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         get?: never;
@@ -301,161 +266,435 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/timeline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_timeline_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["teams_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Detail: {
-            detail: string;
-        };
-        LoginRequest: {
-            username: string;
-            password: string;
-        };
-        Token: {
-            readonly token: string;
-        };
-        Team: {
-            readonly id: number;
-            readonly name: string;
-            readonly slug: string;
-        };
-        Me: {
-            readonly id: number;
-            readonly username: string;
-            readonly teams: components["schemas"]["Team"][];
-        };
-        /** @enum {string} */
-        SeverityEnum: "sev1" | "sev2" | "sev3" | "sev4";
-        /** @enum {string} */
-        StatusEnum: "open" | "mitigated" | "resolved";
-        /** @enum {string} */
-        LayerEnum: "neighbours" | "network" | "application" | "kernel";
-        /** @enum {string} */
-        VerdictEnum: "not_looked_at" | "cleared" | "suspect" | "culprit";
-        /** @enum {string} */
-        FindingSeverityEnum: "info" | "low" | "medium" | "high";
-        /** @enum {string} */
-        RunStatusEnum: "queued" | "running" | "done" | "failed";
-        /** @enum {string} */
-        KindEnum: "incident_opened" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "incident_updated";
-        Incident: {
-            readonly id: number;
-            readonly team: components["schemas"]["Team"];
-            title: string;
-            symptom: string;
-            severity: components["schemas"]["SeverityEnum"];
-            status: components["schemas"]["StatusEnum"];
-            /** Format: date-time */
-            started_at: string;
-            /** Format: date-time */
-            readonly created_at: string;
-            readonly created_by: string;
-            readonly evidence_count: number;
-        };
-        IncidentRequest: {
-            team: number;
-            title: string;
-            symptom?: string;
-            severity?: components["schemas"]["SeverityEnum"];
-            status?: components["schemas"]["StatusEnum"];
-            /** Format: date-time */
-            started_at: string;
-        };
-        PatchedIncidentRequest: {
-            title?: string;
-            symptom?: string;
-            severity?: components["schemas"]["SeverityEnum"];
-            status?: components["schemas"]["StatusEnum"];
-            /** Format: date-time */
-            started_at?: string;
-        };
         AnalysisRun: {
+            /** @description Run id. */
             readonly id: number;
-            status: components["schemas"]["RunStatusEnum"];
-            /** Format: double */
-            progress: number;
-            progress_message: string;
-            /** Format: date-time */
-            started_at: string | null;
-            /** Format: date-time */
-            finished_at: string | null;
-            error: string;
-            /** Format: int64 */
-            error_offset: number | null;
-            engine_version: string;
-            attempts: number;
+            /**
+             * @description queued, running, done or failed.
+             *
+             *     * `queued` - Queued
+             *     * `running` - Running
+             *     * `done` - Done
+             *     * `failed` - Failed
+             */
+            readonly status: components["schemas"]["RunStatusEnum"];
+            /**
+             * Format: double
+             * @description Share of the input read, 0 to 1.
+             */
+            readonly progress: number;
+            /** @description What the worker is doing now. */
+            readonly progress_message: string;
+            /** @description How many times a worker claimed this run. */
+            readonly attempts: number;
+            /**
+             * Format: date-time
+             * @description When the run was queued.
+             */
+            readonly queued_at: string;
+            /**
+             * Format: date-time
+             * @description When a worker last claimed it.
+             */
+            readonly started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it finished.
+             */
+            readonly finished_at: string | null;
+            /** @description Version of the analysis engine. */
+            readonly engine_version: string;
+            /** @description Why reading stopped; empty if it did not. */
+            readonly error: string;
+            /** @description Byte offset in the file where reading stopped. */
+            readonly error_offset: number | null;
+        };
+        Event: {
+            /** @description Event id; increases over time. */
+            readonly id: number;
+            /**
+             * @description What happened.
+             *
+             *     * `incident_opened` - Incident opened
+             *     * `incident_updated` - Incident updated
+             *     * `evidence_uploaded` - Evidence uploaded
+             *     * `analysis_started` - Analysis started
+             *     * `analysis_finished` - Analysis finished
+             *     * `analysis_failed` - Analysis failed
+             *     * `finding` - Finding
+             *     * `note` - Note
+             *     * `verdict_changed` - Verdict changed
+             *     * `bisect_started` - Bisect started
+             *     * `bisect_step` - Bisect step
+             *     * `bisect_finished` - Bisect finished
+             *     * `bisect_failed` - Bisect failed
+             *     * `bisect_cancelled` - Bisect cancelled
+             */
+            readonly kind: components["schemas"]["KindEnum"];
+            /** @description Who did it; null for the system. */
+            readonly actor: string | null;
+            /**
+             * Format: date-time
+             * @description When.
+             */
+            readonly created_at: string;
+            /** @description One line for people. */
+            readonly summary: string;
+            /** @description Ids and values behind the event. */
+            readonly data: unknown;
         };
         Evidence: {
+            /** @description Evidence id. */
             readonly id: number;
-            filename: string;
-            /** Format: int64 */
-            size: number;
-            sha256: string;
-            kind: string;
-            uploaded_by: string;
-            /** Format: date-time */
-            uploaded_at: string;
+            /** @description The uploader's file name (display only). */
+            readonly filename: string;
+            /** @description Bytes stored. */
+            readonly size: number;
+            /** @description SHA-256 of the stored bytes. */
+            readonly sha256: string;
+            /** @description Evidence kind, detected from content. */
+            readonly kind: string;
+            /** @description Who uploaded it. */
+            readonly uploaded_by: string;
+            /**
+             * Format: date-time
+             * @description When it was uploaded.
+             */
+            readonly uploaded_at: string;
+            /** @description The latest analysis run. */
             readonly analysis: components["schemas"]["AnalysisRun"] | null;
-            readonly summary: {
-                [key: string]: unknown;
-            } | null;
+            /** @description What the latest analysis read (packets, bytes, ...). */
+            readonly summary: unknown;
         };
         Finding: {
+            /** @description Finding id. */
             readonly id: number;
-            evidence: number;
-            kind: string;
-            layer: components["schemas"]["LayerEnum"];
-            severity: components["schemas"]["FindingSeverityEnum"];
+            /** @description The evidence it was found in. */
+            readonly evidence: number;
+            /** @description Stable id of what was found, e.g. tcp.syn_retransmit. */
+            readonly kind: string;
+            /** @description Tells apart findings of one kind (e.g. a connection). */
+            readonly key: string;
+            /**
+             * @description Checklist layer it speaks to.
+             *
+             *     * `neighbours` - Neighbours
+             *     * `network` - Network
+             *     * `application` - Application
+             *     * `kernel` - Kernel
+             */
+            readonly layer: components["schemas"]["LayerEnum"];
+            /**
+             * @description info, low, medium or high.
+             *
+             *     * `info` - Info
+             *     * `low` - Low
+             *     * `medium` - Medium
+             *     * `high` - High
+             */
+            readonly severity: components["schemas"]["FindingSeverityEnum"];
+            /** @description One line. */
+            readonly title: string;
+            /** @description Plain words with the numbers. */
+            readonly explanation: string;
+            /** @description References into the evidence (connections, packets, time). */
+            readonly refs: unknown;
+            /** @description The numbers behind the finding. */
+            readonly data: unknown;
+            /**
+             * Format: date-time
+             * @description When it was stored.
+             */
+            readonly created_at: string;
+        };
+        /**
+         * @description * `info` - Info
+         *     * `low` - Low
+         *     * `medium` - Medium
+         *     * `high` - High
+         * @enum {string}
+         */
+        FindingSeverityEnum: "info" | "low" | "medium" | "high";
+        Incident: {
+            /** @description Incident id. */
+            readonly id: number;
+            /** @description The team that owns it. */
+            readonly team: components["schemas"]["Team"];
+            /** @description Short title. */
+            readonly title: string;
+            /** @description What users see. */
+            readonly symptom: string;
+            /**
+             * @description sev1 (worst) to sev4.
+             *
+             *     * `sev1` - SEV1
+             *     * `sev2` - SEV2
+             *     * `sev3` - SEV3
+             *     * `sev4` - SEV4
+             */
+            readonly severity: components["schemas"]["SeverityEnum"];
+            /**
+             * @description open, mitigated or resolved.
+             *
+             *     * `open` - Open
+             *     * `mitigated` - Mitigated
+             *     * `resolved` - Resolved
+             */
+            readonly status: components["schemas"]["IncidentStatusEnum"];
+            /**
+             * Format: date-time
+             * @description When the symptom started.
+             */
+            readonly started_at: string;
+            /**
+             * Format: date-time
+             * @description When it was opened here.
+             */
+            readonly created_at: string;
+            /** @description Who opened it. */
+            readonly created_by: string;
+            /** @description Files uploaded. */
+            readonly evidence_count: number;
+        };
+        IncidentCreateRequest: {
+            /** @description Id of one of your teams. */
+            team: number;
+            /** @description Short title. */
             title: string;
-            explanation: string;
-            refs: {
-                [key: string]: unknown;
-            }[];
-            data: {
-                [key: string]: unknown;
-            };
-            /** Format: date-time */
-            created_at: string;
+            /**
+             * @description What users see.
+             * @default
+             */
+            symptom: string;
+            /**
+             * @description sev1 to sev4.
+             *
+             *     * `sev1` - SEV1
+             *     * `sev2` - SEV2
+             *     * `sev3` - SEV3
+             *     * `sev4` - SEV4
+             * @default sev3
+             */
+            severity: components["schemas"]["SeverityEnum"];
+            /**
+             * Format: date-time
+             * @description When the symptom started.
+             */
+            started_at: string;
         };
-        Suggestion: {
-            verdict: components["schemas"]["VerdictEnum"];
-            reason: string;
+        /**
+         * @description * `open` - Open
+         *     * `mitigated` - Mitigated
+         *     * `resolved` - Resolved
+         * @enum {string}
+         */
+        IncidentStatusEnum: "open" | "mitigated" | "resolved";
+        /**
+         * @description * `incident_opened` - Incident opened
+         *     * `incident_updated` - Incident updated
+         *     * `evidence_uploaded` - Evidence uploaded
+         *     * `analysis_started` - Analysis started
+         *     * `analysis_finished` - Analysis finished
+         *     * `analysis_failed` - Analysis failed
+         *     * `finding` - Finding
+         *     * `note` - Note
+         *     * `verdict_changed` - Verdict changed
+         *     * `bisect_started` - Bisect started
+         *     * `bisect_step` - Bisect step
+         *     * `bisect_finished` - Bisect finished
+         *     * `bisect_failed` - Bisect failed
+         *     * `bisect_cancelled` - Bisect cancelled
+         * @enum {string}
+         */
+        KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled";
+        /**
+         * @description * `neighbours` - Neighbours
+         *     * `network` - Network
+         *     * `application` - Application
+         *     * `kernel` - Kernel
+         * @enum {string}
+         */
+        LayerEnum: "neighbours" | "network" | "application" | "kernel";
+        LoginRequest: {
+            /** @description Sign-in name. */
+            username: string;
+            /** @description Password. */
+            password: string;
         };
-        ChecklistStep: {
-            layer: components["schemas"]["LayerEnum"];
-            verdict: components["schemas"]["VerdictEnum"];
-            rationale: string;
-            updated_by: string | null;
-            /** Format: date-time */
-            updated_at: string | null;
-            findings: components["schemas"]["Finding"][];
-            suggestion: components["schemas"]["Suggestion"] | null;
-            hint: string;
-        };
-        PatchedVerdictRequest: {
-            verdict?: components["schemas"]["VerdictEnum"];
-            rationale?: string;
-        };
-        VerdictError: {
-            rationale?: string[];
-            verdict?: string[];
-            detail?: string;
+        Me: {
+            /** @description User id. */
+            readonly id: number;
+            /** @description Sign-in name. */
+            readonly username: string;
+            /** @description Teams the user belongs to. */
+            readonly teams: components["schemas"]["Team"][];
         };
         NoteRequest: {
+            /** @description The note. */
             text: string;
         };
-        TimelineEvent: {
-            readonly id: number;
-            kind: components["schemas"]["KindEnum"];
-            actor: string | null;
-            /** Format: date-time */
-            created_at: string;
-            summary: string;
-            data: {
-                [key: string]: unknown;
-            };
+        PatchedIncidentUpdateRequest: {
+            /** @description Short title. */
+            title?: string;
+            /** @description What users see. */
+            symptom?: string;
+            /**
+             * @description sev1 to sev4.
+             *
+             *     * `sev1` - SEV1
+             *     * `sev2` - SEV2
+             *     * `sev3` - SEV3
+             *     * `sev4` - SEV4
+             */
+            severity?: components["schemas"]["SeverityEnum"];
+            /**
+             * @description open, mitigated, resolved.
+             *
+             *     * `open` - Open
+             *     * `mitigated` - Mitigated
+             *     * `resolved` - Resolved
+             */
+            status?: components["schemas"]["IncidentStatusEnum"];
         };
+        PatchedVerdictRequest: {
+            /**
+             * @description The new verdict.
+             *
+             *     * `not_looked_at` - Not looked at
+             *     * `cleared` - Cleared
+             *     * `suspect` - Suspect
+             *     * `culprit` - Culprit
+             */
+            verdict?: components["schemas"]["VerdictEnum"];
+            /** @description Why. Required: a verdict without a rationale is refused. */
+            rationale?: string;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        RunStatusEnum: "queued" | "running" | "done" | "failed";
+        /**
+         * @description * `sev1` - SEV1
+         *     * `sev2` - SEV2
+         *     * `sev3` - SEV3
+         *     * `sev4` - SEV4
+         * @enum {string}
+         */
+        SeverityEnum: "sev1" | "sev2" | "sev3" | "sev4";
+        Step: {
+            /**
+             * @description Checklist step.
+             *
+             *     * `neighbours` - Neighbours
+             *     * `network` - Network
+             *     * `application` - Application
+             *     * `kernel` - Kernel
+             */
+            layer: components["schemas"]["LayerEnum"];
+            /** @description 0 to 3, the order of the steps. */
+            position: number;
+            /**
+             * @description Current verdict.
+             *
+             *     * `not_looked_at` - Not looked at
+             *     * `cleared` - Cleared
+             *     * `suspect` - Suspect
+             *     * `culprit` - Culprit
+             */
+            verdict: components["schemas"]["VerdictEnum"];
+            /** @description Why the verdict was given. */
+            rationale: string;
+            /** @description Who gave the verdict. */
+            updated_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When.
+             */
+            updated_at: string | null;
+            /** @description Findings of this layer. */
+            findings: components["schemas"]["Finding"][];
+            /** @description What the findings suggest; a person decides. */
+            suggestion: components["schemas"]["Suggestion"] | null;
+            /** @description What evidence would settle this step. */
+            hint: string;
+        };
+        Suggestion: {
+            /**
+             * @description The verdict the findings suggest.
+             *
+             *     * `not_looked_at` - Not looked at
+             *     * `cleared` - Cleared
+             *     * `suspect` - Suspect
+             *     * `culprit` - Culprit
+             */
+            verdict: components["schemas"]["VerdictEnum"];
+            /** @description Which findings suggest it. */
+            reason: string;
+        };
+        Team: {
+            /** @description Team id. */
+            readonly id: number;
+            /** @description Team name. */
+            readonly name: string;
+            /** @description Short unique name. */
+            readonly slug: string;
+        };
+        Token: {
+            /** @description API token for the Authorization: Token header. */
+            readonly token: string;
+        };
+        UploadError: {
+            /** @description Why the upload was refused. */
+            detail: string;
+        };
+        /**
+         * @description * `not_looked_at` - Not looked at
+         *     * `cleared` - Cleared
+         *     * `suspect` - Suspect
+         *     * `culprit` - Culprit
+         * @enum {string}
+         */
+        VerdictEnum: "not_looked_at" | "cleared" | "suspect" | "culprit";
     };
     responses: never;
     parameters: never;
@@ -493,6 +732,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LoginRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["LoginRequest"];
+                "multipart/form-data": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -502,14 +743,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Me"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Detail"];
                 };
             };
         };
@@ -549,14 +782,6 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Detail"];
-                };
-            };
         };
     };
     auth_token_create: {
@@ -568,7 +793,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -578,29 +803,10 @@ export interface operations {
             };
         };
     };
-    teams_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Team"][];
-                };
-            };
-        };
-    };
     incidents_list: {
         parameters: {
             query?: {
-                status?: "open" | "mitigated" | "resolved";
+                status?: "mitigated" | "open" | "resolved";
             };
             header?: never;
             path?: never;
@@ -627,7 +833,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["IncidentRequest"];
+                "application/json": components["schemas"]["IncidentCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["IncidentCreateRequest"];
+                "multipart/form-data": components["schemas"]["IncidentCreateRequest"];
             };
         };
         responses: {
@@ -646,7 +854,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
@@ -660,14 +868,6 @@ export interface operations {
                     "application/json": components["schemas"]["Incident"];
                 };
             };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Detail"];
-                };
-            };
         };
     };
     incidents_partial_update: {
@@ -675,13 +875,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["PatchedIncidentRequest"];
+                "application/json": components["schemas"]["PatchedIncidentUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedIncidentUpdateRequest"];
+                "multipart/form-data": components["schemas"]["PatchedIncidentUpdateRequest"];
             };
         };
         responses: {
@@ -695,12 +897,61 @@ export interface operations {
             };
         };
     };
+    incidents_checklist_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Step"][];
+                };
+            };
+        };
+    };
+    incidents_checklist_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+                layer: "application" | "kernel" | "neighbours" | "network";
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedVerdictRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedVerdictRequest"];
+                "multipart/form-data": components["schemas"]["PatchedVerdictRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Step"];
+                };
+            };
+        };
+    };
     incidents_evidence_list: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
@@ -716,14 +967,59 @@ export interface operations {
             };
         };
     };
-    incidents_evidence_upload_create: {
+    incidents_evidence_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evidence"];
+                };
+            };
+        };
+    };
+    incidents_evidence_download_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+        };
+    };
+    evidence_upload_put: {
         parameters: {
             query: {
+                /** @description Display name. */
                 filename: string;
             };
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
@@ -746,7 +1042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Detail"];
+                    "application/json": components["schemas"]["UploadError"];
                 };
             };
             413: {
@@ -754,24 +1050,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Detail"];
+                    "application/json": components["schemas"]["UploadError"];
                 };
             };
         };
     };
-    incidents_evidence_retrieve: {
+    evidence_upload: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description Display name. */
+                filename: string;
+            };
             header?: never;
             path: {
-                id: number;
-                evidence_id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -779,26 +1081,105 @@ export interface operations {
                     "application/json": components["schemas"]["Evidence"];
                 };
             };
-        };
-    };
-    incidents_evidence_download_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                evidence_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    evidence_upload_named_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                filename: string;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evidence"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    evidence_upload_named: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                filename: string;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evidence"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
                 };
             };
         };
@@ -808,7 +1189,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
@@ -824,96 +1205,20 @@ export interface operations {
             };
         };
     };
-    incidents_checklist_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ChecklistStep"][];
-                };
-            };
-        };
-    };
-    incidents_checklist_partial_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                layer: components["schemas"]["LayerEnum"];
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["PatchedVerdictRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ChecklistStep"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VerdictError"];
-                };
-            };
-        };
-    };
-    incidents_timeline_list: {
-        parameters: {
-            query?: {
-                after?: number;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TimelineEvent"][];
-                };
-            };
-        };
-    };
     incidents_notes_create: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                incident_id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NoteRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["NoteRequest"];
+                "multipart/form-data": components["schemas"]["NoteRequest"];
             };
         };
         responses: {
@@ -922,7 +1227,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TimelineEvent"];
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+        };
+    };
+    incidents_timeline_list: {
+        parameters: {
+            query?: {
+                /** @description Only events with a larger id. */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+        };
+    };
+    teams_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
                 };
             };
         };

@@ -18,29 +18,29 @@ export type Team = Me['teams'][number];
 export type LoginBody = Body<paths['/api/auth/login/']['post']>;
 export type ApiToken = Ok<paths['/api/auth/token/']['post']>;
 
-export type Incident = Ok<paths['/api/incidents/{id}/']['get']>;
+export type Incident = Ok<paths['/api/incidents/{incident_id}/']['get']>;
 export type IncidentListQuery = Query<paths['/api/incidents/']['get']>;
 export type IncidentCreate = Body<paths['/api/incidents/']['post']>;
-export type IncidentUpdate = Body<paths['/api/incidents/{id}/']['patch']>;
+export type IncidentUpdate = Body<paths['/api/incidents/{incident_id}/']['patch']>;
 export type Severity = Incident['severity'];
 export type IncidentStatus = Incident['status'];
 
-export type Evidence = Ok<paths['/api/incidents/{id}/evidence/{evidence_id}/']['get']>;
+export type Evidence = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['get']>;
 export type AnalysisRun = NonNullable<Evidence['analysis']>;
 export type AnalysisStatus = AnalysisRun['status'];
 
-export type Finding = Ok<paths['/api/incidents/{id}/findings/']['get']>[number];
-export type Layer = Finding['layer'];
+export type Finding = Ok<paths['/api/incidents/{incident_id}/findings/']['get']>[number];
 export type FindingSeverity = Finding['severity'];
 
-export type ChecklistStep = Ok<paths['/api/incidents/{id}/checklist/']['get']>[number];
+export type ChecklistStep = Ok<paths['/api/incidents/{incident_id}/checklist/']['get']>[number];
+export type Layer = ChecklistStep['layer'];
 export type Verdict = ChecklistStep['verdict'];
-export type VerdictUpdate = Body<paths['/api/incidents/{id}/checklist/{layer}/']['patch']>;
+export type VerdictUpdate = Body<paths['/api/incidents/{incident_id}/checklist/{layer}/']['patch']>;
 
-export type TimelineEvent = Ok<paths['/api/incidents/{id}/timeline/']['get']>[number];
+export type TimelineEvent = Ok<paths['/api/incidents/{incident_id}/timeline/']['get']>[number];
 export type EventKind = TimelineEvent['kind'];
-export type NoteCreate = Body<paths['/api/incidents/{id}/notes/']['post']>;
+export type NoteCreate = Body<paths['/api/incidents/{incident_id}/notes/']['post']>;
 
 /** Paths used outside openapi-fetch (the XHR upload, download links); `satisfies` keeps them in the schema. */
-export const UPLOAD_PATH = '/api/incidents/{id}/evidence/upload/' satisfies keyof paths;
-export const DOWNLOAD_PATH = '/api/incidents/{id}/evidence/{evidence_id}/download/' satisfies keyof paths;
+export const UPLOAD_PATH = '/api/incidents/{incident_id}/evidence/upload/' satisfies keyof paths;
+export const DOWNLOAD_PATH = '/api/incidents/{incident_id}/evidence/{evidence_id}/download/' satisfies keyof paths;

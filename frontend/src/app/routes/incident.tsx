@@ -25,7 +25,8 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
     const timelineKey = timelineKeys.list(incidentId);
     void queryClient.invalidateQueries({
       queryKey: incidentScopeKey(incidentId),
-      predicate: (query) => query.queryKey.length !== timelineKey.length || query.queryKey.at(-1) !== timelineKey.at(-1),
+      predicate: (query) =>
+        query.queryKey.length !== timelineKey.length || query.queryKey.at(-1) !== timelineKey.at(-1),
     });
     void queryClient.invalidateQueries({ queryKey: incidentKeys.lists() });
   }, [incidentId, queryClient]);
@@ -42,10 +43,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
       <div className="incident__columns">
         <div className="incident__main">
           <EvidenceSection incidentId={incidentId} />
-          <Checklist
-            incidentId={incidentId}
-            renderFindings={(findings) => <FindingList findings={findings} />}
-          />
+          <Checklist incidentId={incidentId} renderFindings={(findings) => <FindingList findings={findings} />} />
         </div>
         <aside className="incident__side" aria-label="Incident timeline">
           <Timeline incidentId={incidentId} onNewEvents={onNewEvents} />

@@ -10,4 +10,9 @@ export const EVENT_KIND_LABEL: Record<EventKind, string> = {
   finding: 'finding',
   note: 'note',
   verdict_changed: 'verdict',
+  bisect_started: 'bisect',
+  bisect_step: 'bisect step',
+  bisect_finished: 'bisect',
+  bisect_failed: 'bisect failed',
+  bisect_cancelled: 'bisect cancelled',
 };

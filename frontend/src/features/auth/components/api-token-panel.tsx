@@ -38,7 +38,15 @@ export function ApiTokenPanel({ origin = window.location.origin }: { origin?: st
         <div className="field">
           <label htmlFor={`${id}-token`}>Your token</label>
           <div className="inline">
-            <input id={`${id}-token`} className="mono" readOnly value={token} onFocus={(e) => { e.target.select(); }} />
+            <input
+              id={`${id}-token`}
+              className="mono"
+              readOnly
+              value={token}
+              onFocus={(e) => {
+                e.target.select();
+              }}
+            />
             <CopyButton text={token} label="Copy token" />
           </div>
           <p className="muted">Copy it now; it is not shown again.</p>

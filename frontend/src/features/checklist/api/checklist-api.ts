@@ -13,7 +13,12 @@ export const checklistQueryOptions = (incidentId: number) =>
   queryOptions({
     queryKey: checklistKeys.list(incidentId),
     queryFn: async ({ signal }) =>
-      unwrap(await api.GET('/api/incidents/{id}/checklist/', { params: { path: { id: incidentId } }, signal })),
+      unwrap(
+        await api.GET('/api/incidents/{incident_id}/checklist/', {
+          params: { path: { incident_id: incidentId } },
+          signal,
+        }),
+      ),
   });
 
 export interface VerdictChange {
@@ -27,8 +32,8 @@ export function useUpdateVerdict(incidentId: number) {
   return useMutation({
     mutationFn: async ({ layer, verdict, rationale }: VerdictChange) =>
       unwrap(
-        await api.PATCH('/api/incidents/{id}/checklist/{layer}/', {
-          params: { path: { id: incidentId, layer } },
+        await api.PATCH('/api/incidents/{incident_id}/checklist/{layer}/', {
+          params: { path: { incident_id: incidentId, layer } },
           body: { verdict, rationale },
         }),
       ),

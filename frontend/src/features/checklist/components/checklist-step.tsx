@@ -23,86 +23,89 @@ export function ChecklistStep({ incidentId, step, position, renderFindings }: Ch
   const label = LAYER_LABEL[step.layer];
 
   return (
-    <li className={`step step--${step.verdict}`} aria-labelledby={`${id}-title`}>
-      <header className="step__head">
-        <span className="step__number" aria-hidden="true">
-          {position}
-        </span>
-        <h3 id={`${id}-title`}>{label}</h3>
-        <VerdictBadge verdict={step.verdict} />
-        {editing === null && (
-          <button
-            type="button"
-            className="button button--small step__change"
-            aria-label={`Change verdict for ${label}`}
-            onClick={() => {
-              setEditing({});
-            }}
-          >
-            Change verdict
-          </button>
-        )}
-      </header>
-
-      {step.rationale ? (
-        <p className="step__rationale">
-          {step.rationale}
-          {step.updated_by && (
-            <span className="muted small">
-              {' '}
-              — {step.updated_by}
-              {step.updated_at && (
-                <>
-                  , <time dateTime={step.updated_at}>{formatDateTime(step.updated_at)}</time>
-                </>
-              )}
-            </span>
-          )}
-        </p>
-      ) : (
-        <p className="muted small">No verdict given yet.</p>
-      )}
-
-      {editing !== null && (
-        <VerdictForm
-          incidentId={incidentId}
-          step={step}
-          initialVerdict={editing.verdict}
-          initialRationale={editing.rationale}
-          onDone={() => {
-            setEditing(null);
-          }}
-        />
-      )}
-
-      {step.suggestion && (
-        <div className="step__suggestion">
-          <span>
-            Suggested: <strong>{VERDICT_LABEL[step.suggestion.verdict]}</strong> — {step.suggestion.reason}
+    <li className={`step step--${step.verdict}`}>
+      <section className="step__body" aria-labelledby={`${id}-title`}>
+        <header className="step__head">
+          <span className="step__number" aria-hidden="true">
+            {position}
           </span>
-          {editing === null && step.suggestion.verdict !== step.verdict && (
+          <h3 id={`${id}-title`}>{label}</h3>
+          <VerdictBadge verdict={step.verdict} />
+          {editing === null && (
             <button
               type="button"
-              className="button button--small"
-              aria-label={`Review suggestion for ${label}`}
+              className="button button--small step__change"
+              aria-label={`Change verdict for ${label}`}
               onClick={() => {
-                if (step.suggestion) setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
+                setEditing({});
               }}
             >
-              Review suggestion
+              Change verdict
             </button>
           )}
-        </div>
-      )}
+        </header>
 
-      {renderFindings(step.findings)}
+        {step.rationale ? (
+          <p className="step__rationale">
+            {step.rationale}
+            {step.updated_by && (
+              <span className="muted small">
+                {' '}
+                — {step.updated_by}
+                {step.updated_at && (
+                  <>
+                    , <time dateTime={step.updated_at}>{formatDateTime(step.updated_at)}</time>
+                  </>
+                )}
+              </span>
+            )}
+          </p>
+        ) : (
+          <p className="muted small">No verdict given yet.</p>
+        )}
 
-      {step.hint && (
-        <p className="step__hint small">
-          <span className="muted">To settle it: </span>
-          {step.hint}
-        </p>
-      )}
+        {editing !== null && (
+          <VerdictForm
+            incidentId={incidentId}
+            step={step}
+            initialVerdict={editing.verdict}
+            initialRationale={editing.rationale}
+            onDone={() => {
+              setEditing(null);
+            }}
+          />
+        )}
+
+        {step.suggestion && (
+          <div className="step__suggestion">
+            <span>
+              Suggested: <strong>{VERDICT_LABEL[step.suggestion.verdict]}</strong> — {step.suggestion.reason}
+            </span>
+            {editing === null && step.suggestion.verdict !== step.verdict && (
+              <button
+                type="button"
+                className="button button--small"
+                aria-label={`Review suggestion for ${label}`}
+                onClick={() => {
+                  if (step.suggestion)
+                    setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
+                }}
+              >
+                Review suggestion
+              </button>
+            )}
+          </div>
+        )}
+
+        {renderFindings(step.findings)}
+
+        {step.hint && (
+          <p className="step__hint small">
+            <span className="muted">To settle it: </span>
+            {step.hint}
+          </p>
+        )}
+      </section>
     </li>
   );
 }

@@ -19,9 +19,7 @@ interface ChecklistProps {
 export function Checklist({ incidentId, renderFindings }: ChecklistProps) {
   const checklist = useQuery(checklistQueryOptions(incidentId));
   const id = useId();
-  const steps = checklist.data
-    ? LAYERS.flatMap((layer) => checklist.data.filter((s) => s.layer === layer))
-    : undefined;
+  const steps = checklist.data ? LAYERS.flatMap((layer) => checklist.data.filter((s) => s.layer === layer)) : undefined;
 
   return (
     <section className="section" aria-labelledby={`${id}-title`}>

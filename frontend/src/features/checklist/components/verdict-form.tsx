@@ -5,7 +5,7 @@ import { ApiError, fieldErrors } from '@/api/errors';
 import type { ChecklistStep, Verdict } from '@/api/types';
 
 import { useUpdateVerdict } from '../api/checklist-api';
-import { LAYER_LABEL, VERDICT_LABEL, VERDICTS } from '../labels';
+import { VERDICT_LABEL, VERDICTS } from '../labels';
 
 interface VerdictFormProps {
   incidentId: number;
@@ -49,7 +49,7 @@ export function VerdictForm({ incidentId, step, initialVerdict, initialRationale
   };
 
   return (
-    <form className="verdict-form" onSubmit={submit} aria-label={`Verdict for ${LAYER_LABEL[step.layer]}`} noValidate>
+    <form className="verdict-form" onSubmit={submit} noValidate>
       <div className="field">
         <label htmlFor={`${id}-verdict`}>Verdict</label>
         <select

@@ -24,11 +24,16 @@ export const evidenceListQueryOptions = (incidentId: number) =>
   queryOptions({
     queryKey: evidenceKeys.list(incidentId),
     queryFn: async ({ signal }) =>
-      unwrap(await api.GET('/api/incidents/{id}/evidence/', { params: { path: { id: incidentId } }, signal })),
+      unwrap(
+        await api.GET('/api/incidents/{incident_id}/evidence/', {
+          params: { path: { incident_id: incidentId } },
+          signal,
+        }),
+      ),
     // The analysis row is the truth about the background work; poll it only while it can change.
     refetchInterval: (query) => (query.state.data?.some(isAnalysisActive) ? EVIDENCE_POLL_MS : false),
   });
 
 export function downloadUrl(incidentId: number, evidenceId: number): string {
-  return DOWNLOAD_PATH.replace('{id}', String(incidentId)).replace('{evidence_id}', String(evidenceId));
+  return DOWNLOAD_PATH.replace('{incident_id}', String(incidentId)).replace('{evidence_id}', String(evidenceId));
 }

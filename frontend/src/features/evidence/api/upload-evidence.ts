@@ -25,7 +25,7 @@ export class UploadCancelledError extends Error {
 
 export function uploadUrl(incidentId: number, filename: string): string {
   const query = new URLSearchParams({ filename }).toString();
-  return `${UPLOAD_PATH.replace('{id}', String(incidentId))}?${query}`;
+  return `${UPLOAD_PATH.replace('{incident_id}', String(incidentId))}?${query}`;
 }
 
 function parseJson(text: string): unknown {
@@ -48,7 +48,12 @@ function uploadErrorMessage(status: number, body: unknown): string {
  * XHR reports upload progress (`xhr.upload.onprogress`), which drives the progress bar; the body
  * is the File itself, so the browser streams it from disk and never holds it in memory.
  */
-export async function uploadEvidence({ incidentId, file, onProgress, signal }: UploadEvidenceOptions): Promise<Evidence> {
+export async function uploadEvidence({
+  incidentId,
+  file,
+  onProgress,
+  signal,
+}: UploadEvidenceOptions): Promise<Evidence> {
   if (signal?.aborted) throw new UploadCancelledError();
   const csrf = await ensureCsrfCookie();
 

@@ -3,20 +3,28 @@ import { useId } from 'react';
 import { Badge, type BadgeTone } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
 import { ProgressBar } from '@/components/progress-bar';
-import type { AnalysisRun, AnalysisStatus, Evidence } from '@/api/types';
+import type { AnalysisRun, Evidence } from '@/api/types';
 import { formatBytes, formatCount, formatDateTime } from '@/lib/format';
+import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
 
-const STATUS_LABEL: Record<AnalysisStatus, string> = {
+/**
+ * The run states the UI knows. The schema types `analysis.status` as a plain string for now, so it is
+ * narrowed here; an unknown value is shown as it comes.
+ */
+const RUN_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+type RunStatus = (typeof RUN_STATUSES)[number];
+
+const STATUS_LABEL: Record<RunStatus, string> = {
   queued: 'Queued',
   running: 'Running',
   done: 'Done',
   failed: 'Failed',
 };
 
-const STATUS_TONE: Record<AnalysisStatus, BadgeTone> = {
+const STATUS_TONE: Record<RunStatus, BadgeTone> = {
   queued: 'neutral',
   running: 'info',
   done: 'good',
@@ -25,7 +33,8 @@ const STATUS_TONE: Record<AnalysisStatus, BadgeTone> = {
 
 function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: string }) {
   if (!run) return <p className="muted">No analyzer for this kind of evidence yet.</p>;
-  switch (run.status) {
+  const status = oneOf(RUN_STATUSES, run.status);
+  switch (status) {
     case 'queued':
       return <p className="muted">Waiting for a worker…</p>;
     case 'running': {
@@ -48,6 +57,8 @@ function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: s
       );
     case 'done':
       return null;
+    case undefined:
+      return <p className="muted">Analysis {run.status}.</p>;
   }
 }
 
@@ -55,6 +66,8 @@ function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: s
 export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; incidentId: number }) {
   const id = useId();
   const run = evidence.analysis;
+  const status = run ? oneOf(RUN_STATUSES, run.status) : undefined;
+  const summary = isRecord(evidence.summary) ? evidence.summary : null;
   return (
     <article className="card evidence-card" aria-labelledby={`${id}-name`}>
       <header className="card__head">
@@ -62,8 +75,8 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
           {evidence.filename}
         </h3>
         {run && (
-          <Badge tone={STATUS_TONE[run.status]} title={`Analysis ${run.status}`}>
-            {STATUS_LABEL[run.status]}
+          <Badge tone={status ? STATUS_TONE[status] : 'neutral'} title={`Analysis ${run.status}`}>
+            {status ? STATUS_LABEL[status] : run.status}
           </Badge>
         )}
       </header>
@@ -91,9 +104,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       </dl>
       <AnalysisState run={run} filename={evidence.filename} />
       {/* A failed analysis may still have read part of the file: show what it got. */}
-      {evidence.summary && (run?.status === 'done' || run?.status === 'failed') && (
-        <EvidenceSummary summary={evidence.summary} />
-      )}
+      {summary && (status === 'done' || status === 'failed') && <EvidenceSummary summary={summary} />}
       <footer className="card__foot">
         <a href={downloadUrl(incidentId, evidence.id)} download>
           Download

@@ -61,9 +61,7 @@ export function EvidenceSection({ incidentId, onUploaded }: EvidenceSectionProps
       <details className="shell-hint">
         <summary>Upload from a shell</summary>
         <pre className="command">
-          <code>
-            {curlUploadCommand({ origin: window.location.origin, token: '<token>', incidentId })}
-          </code>
+          <code>{curlUploadCommand({ origin: window.location.origin, token: '<token>', incidentId })}</code>
         </pre>
         <p className="muted small">
           Get a token on the <Link to="/api-token">API token</Link> page.

@@ -1,24 +1,39 @@
-import { formatBytes, formatCount, formatDuration } from '@/lib/format';
+import { formatBytes, formatCount, formatDateTime, formatDuration } from '@/lib/format';
 
 type Summary = Record<string, unknown>;
 
-/** Keys shown first, in this order, when an analyzer's summary has them (a capture's headline numbers). */
+/**
+ * Keys shown first, in this order, when an analyzer's summary has them (a capture's numbers, as the
+ * engine's capture summary names them); any other key follows in alphabetical order.
+ */
 const PREFERRED = [
   'packets',
   'bytes',
+  'captured_bytes',
   'duration',
-  'duration_s',
-  'duration_seconds',
-  'time_span',
-  'link_types',
-  'link_type',
+  'first_ts',
+  'last_ts',
   'tcp_connections',
-  'connections',
+  'tcp_packets',
+  'link_types',
+  'format',
+  'compressed',
+  'truncated_packets',
+  'ip_fragments',
 ];
+
+const LABELS: Record<string, string> = {
+  bytes: 'Bytes on the wire',
+  captured_bytes: 'Bytes captured',
+  first_ts: 'First packet',
+  last_ts: 'Last packet',
+};
 
 const ACRONYMS: Record<string, string> = { tcp: 'TCP', udp: 'UDP', ip: 'IP', ipv4: 'IPv4', ipv6: 'IPv6', rtt: 'RTT' };
 
 function labelOf(key: string): string {
+  const known = LABELS[key];
+  if (known) return known;
   const words = key
     .replace(/_(s|seconds)$/, '')
     .split('_')
@@ -35,13 +50,15 @@ function valueOf(key: string, value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
     if (key.endsWith('bytes')) return `${formatBytes(value)} (${formatCount(value)} B)`;
+    if (key.endsWith('_ts')) return formatDateTime(new Date(value * 1000).toISOString());
     if (/^(duration|time_span)|(_s|_seconds)$/.test(key)) return formatDuration(value);
     return formatCount(value);
   }
-  if (isScalar(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string') return value;
   if (Array.isArray(value)) {
     const items = value.filter(isScalar).map(String);
-    return items.length > 0 ? items.join(', ') : null;
+    return items.length > 0 ? items.join(', ') : '—';
   }
   if (typeof value === 'object') {
     // Small maps such as {"EN10MB": 1200, "LINUX_SLL2": 30}: "EN10MB 1,200 · LINUX_SLL2 30".
@@ -54,7 +71,23 @@ function valueOf(key: string, value: unknown): string | null {
   return null;
 }
 
-/** What the analyzer said about the file as a whole: for a capture, packets, bytes, duration, link types, TCP connections. */
+function plural(n: number, word: string): string {
+  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** "39 packets, 4.10 KiB over 1.23 s, 2 TCP connections · EN10MB" for a capture; null for other kinds. */
+function captureHeadline(summary: Summary): string | null {
+  const { packets, bytes, duration, tcp_connections: connections, link_types: linkTypes } = summary;
+  if (typeof packets !== 'number') return null;
+  let text = plural(packets, 'packet');
+  if (typeof bytes === 'number') text += `, ${formatBytes(bytes)}`;
+  if (typeof duration === 'number') text += ` over ${formatDuration(duration)}`;
+  if (typeof connections === 'number') text += `, ${plural(connections, 'TCP connection')}`;
+  if (Array.isArray(linkTypes) && linkTypes.length > 0) text += ` · ${linkTypes.filter(isScalar).join(', ')}`;
+  return text;
+}
+
+/** What the analyzer read from the file as a whole: for a capture, packets, bytes, duration, link types, TCP connections. */
 export function EvidenceSummary({ summary }: { summary: Summary }) {
   const keys = [
     ...PREFERRED.filter((k) => k in summary),
@@ -65,15 +98,22 @@ export function EvidenceSummary({ summary }: { summary: Summary }) {
   const rows = keys
     .map((key) => [key, valueOf(key, summary[key])] as const)
     .filter((row): row is readonly [string, string] => row[1] !== null);
+  const headline = captureHeadline(summary);
   if (rows.length === 0) return null;
   return (
-    <dl className="summary" aria-label="Summary">
-      {rows.map(([key, value]) => (
-        <div key={key} className="summary__row">
-          <dt>{labelOf(key)}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
+    <div className="summary-block">
+      {headline && <p className="summary__headline">{headline}</p>}
+      <details className="summary__details" open={!headline}>
+        <summary>All numbers</summary>
+        <dl className="summary" aria-label="Summary">
+          {rows.map(([key, value]) => (
+            <div key={key} className="summary__row">
+              <dt>{labelOf(key)}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+    </div>
   );
 }

@@ -12,5 +12,10 @@ export const findingsQueryOptions = (incidentId: number) =>
   queryOptions({
     queryKey: findingKeys.list(incidentId),
     queryFn: async ({ signal }) =>
-      unwrap(await api.GET('/api/incidents/{id}/findings/', { params: { path: { id: incidentId } }, signal })),
+      unwrap(
+        await api.GET('/api/incidents/{incident_id}/findings/', {
+          params: { path: { incident_id: incidentId } },
+          signal,
+        }),
+      ),
   });

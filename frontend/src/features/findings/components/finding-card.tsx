@@ -3,23 +3,35 @@ import { useId } from 'react';
 import { Badge } from '@/components/badge';
 import type { Finding } from '@/api/types';
 
-import { FINDING_SEVERITY_TONE } from '../labels';
+import { isRecord } from '@/lib/narrow';
 
-function refText(ref: Record<string, unknown>): string {
-  return Object.entries(ref)
-    .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
-    .map(([k, v]) => `${k} ${String(v)}`)
-    .join(', ');
+import { FINDING_SEVERITY_TONE, severityOf } from '../labels';
+
+/** Keys of a reference that mean nothing to a reader (the engine's index of the file in its run). */
+const HIDDEN_REF_KEYS = new Set(['label', 'evidence']);
+
+/**
+ * One reference into the evidence as a line: its label when it has one ("whole capture"), then the
+ * rest ("stream 3, packets 120-180").
+ */
+function refText(ref: unknown): string {
+  if (!isRecord(ref)) return typeof ref === 'string' ? ref : '';
+  const parts = Object.entries(ref)
+    .filter(([k, v]) => !HIDDEN_REF_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number'))
+    .map(([k, v]) => `${k} ${String(v)}`);
+  const label = typeof ref.label === 'string' ? ref.label : '';
+  return [label, parts.join(', ')].filter(Boolean).join(': ');
 }
 
 /** One thing an analyzer said: severity, a one-line title, the explanation with its numbers, and where it points. */
 export function FindingCard({ finding }: { finding: Finding }) {
   const id = useId();
-  const refs = finding.refs.map(refText).filter(Boolean);
+  const severity = severityOf(finding.severity);
+  const refs = Array.isArray(finding.refs) ? finding.refs.map(refText).filter(Boolean) : [];
   return (
-    <article className={`finding finding--${finding.severity}`} aria-labelledby={`${id}-title`}>
+    <article className={`finding finding--${severity}`} aria-labelledby={`${id}-title`}>
       <header className="finding__head">
-        <Badge tone={FINDING_SEVERITY_TONE[finding.severity]}>{finding.severity}</Badge>
+        <Badge tone={FINDING_SEVERITY_TONE[severity]}>{finding.severity}</Badge>
         <h4 id={`${id}-title`}>{finding.title}</h4>
       </header>
       <p className="finding__explanation">{finding.explanation}</p>

@@ -23,7 +23,8 @@ export const incidentsQueryOptions = (status?: IncidentStatus) =>
 export const incidentQueryOptions = (id: number) =>
   queryOptions({
     queryKey: incidentKeys.detail(id),
-    queryFn: async ({ signal }) => unwrap(await api.GET('/api/incidents/{id}/', { params: { path: { id } }, signal })),
+    queryFn: async ({ signal }) =>
+      unwrap(await api.GET('/api/incidents/{incident_id}/', { params: { path: { incident_id: id } }, signal })),
   });
 
 export const teamsQueryOptions = () =>
@@ -48,7 +49,7 @@ export function useUpdateIncident(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (body: IncidentUpdate) =>
-      unwrap(await api.PATCH('/api/incidents/{id}/', { params: { path: { id } }, body })),
+      unwrap(await api.PATCH('/api/incidents/{incident_id}/', { params: { path: { incident_id: id } }, body })),
     onSuccess: async (incident) => {
       queryClient.setQueryData(incidentKeys.detail(id), incident);
       await Promise.all([

@@ -1,0 +1,157 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+import type { ChecklistStep } from '@/api/types';
+import { makeFinding, makeStep } from '@/testing/fixtures';
+import { json, mockApi, setCsrfCookie } from '@/testing/mock-api';
+import { renderWithProviders } from '@/testing/render';
+
+import { Checklist } from '../checklist';
+
+const INCIDENT = 7;
+const PATH = `/api/incidents/${INCIDENT}/checklist/`;
+
+function steps(): ChecklistStep[] {
+  // Deliberately out of order: the UI must walk neighbours → network → application → kernel.
+  return [
+    makeStep({ layer: 'kernel', position: 3, hint: 'Upload `uname -r` from before and after the upgrade.' }),
+    makeStep({
+      layer: 'network',
+      position: 1,
+      findings: [makeFinding()],
+      suggestion: { verdict: 'suspect', reason: 'SYN retransmitted 3 times on 1 connection.' },
+    }),
+    makeStep({ layer: 'neighbours', position: 0, verdict: 'cleared', rationale: 'No neighbour near its limit.' }),
+    makeStep({ layer: 'application', position: 2 }),
+  ];
+}
+
+function renderChecklist() {
+  return renderWithProviders(
+    <Checklist
+      incidentId={INCIDENT}
+      renderFindings={(findings) => (
+        <ul aria-label="Findings">
+          {findings.map((f) => (
+            <li key={f.id}>{f.title}</li>
+          ))}
+        </ul>
+      )}
+    />,
+  );
+}
+
+describe('Checklist', () => {
+  beforeEach(() => {
+    setCsrfCookie('csrf-123');
+  });
+
+  it('renders the four steps in order with verdict, findings, suggestion and hint', async () => {
+    mockApi({ [`GET ${PATH}`]: () => json(steps()) });
+    renderChecklist();
+
+    const list = await screen.findByRole('list', { name: 'Checklist steps' });
+    const headings = within(list).getAllByRole('heading', { level: 3 });
+    expect(headings.map((h) => h.textContent)).toEqual(['Neighbours', 'Network', 'Application', 'Kernel']);
+
+    const neighbours = within(list).getByRole('region', { name: 'Neighbours' });
+    const network = within(list).getByRole('region', { name: 'Network' });
+    expect(neighbours).toHaveTextContent('Cleared');
+    expect(neighbours).toHaveTextContent('No neighbour near its limit.');
+    expect(network).toHaveTextContent('Not looked at');
+    expect(within(network).getByText('SYN retransmitted 3 times')).toBeInTheDocument();
+    expect(network).toHaveTextContent('Suggested: Suspect — SYN retransmitted 3 times on 1 connection.');
+    expect(screen.getByText('Upload `uname -r` from before and after the upgrade.')).toBeInTheDocument();
+  });
+
+  it('requires a rationale before it saves a verdict', async () => {
+    const user = userEvent.setup();
+    const { requests } = mockApi({ [`GET ${PATH}`]: () => json(steps()) });
+    renderChecklist();
+
+    await user.click(await screen.findByRole('button', { name: 'Change verdict for Application' }));
+    await user.selectOptions(screen.getByLabelText('Verdict'), 'cleared');
+    await user.click(screen.getByRole('button', { name: 'Save verdict' }));
+
+    const rationale = screen.getByLabelText('Rationale');
+    expect(screen.getByRole('alert')).toHaveTextContent(/needs a rationale/);
+    expect(rationale).toHaveAttribute('aria-invalid', 'true');
+    expect(rationale).toHaveFocus();
+    // Whitespace is not a rationale either.
+    await user.type(rationale, '   ');
+    await user.click(screen.getByRole('button', { name: 'Save verdict' }));
+    expect(screen.getByRole('alert')).toHaveTextContent(/needs a rationale/);
+    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+  });
+
+  it('sends the PATCH with the verdict, the rationale and the CSRF token, then shows the new verdict', async () => {
+    const user = userEvent.setup();
+    let current = steps();
+    const { requests } = mockApi({
+      [`GET ${PATH}`]: () => json(current),
+      [`PATCH ${PATH}network/`]: (request) => {
+        const body = request.body as { verdict: ChecklistStep['verdict']; rationale: string };
+        const updated = makeStep({
+          layer: 'network',
+          position: 1,
+          verdict: body.verdict,
+          rationale: body.rationale,
+          updated_by: 'alice',
+          updated_at: '2024-05-01T11:00:00Z',
+        });
+        current = current.map((s) => (s.layer === 'network' ? updated : s));
+        return json(updated);
+      },
+    });
+    renderChecklist();
+
+    await user.click(await screen.findByRole('button', { name: 'Change verdict for Network' }));
+    await user.selectOptions(screen.getByLabelText('Verdict'), 'suspect');
+    await user.type(screen.getByLabelText('Rationale'), 'SYNs retransmitted on the client, none seen at the server.');
+    await user.click(screen.getByRole('button', { name: 'Save verdict' }));
+
+    await waitFor(() => {
+      expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    });
+    const patch = requests.find((r) => r.method === 'PATCH');
+    expect(patch?.path).toBe(`${PATH}network/`);
+    expect(patch?.body).toEqual({
+      verdict: 'suspect',
+      rationale: 'SYNs retransmitted on the client, none seen at the server.',
+    });
+    expect(patch?.headers.get('X-CSRFToken')).toBe('csrf-123');
+
+    await waitFor(() => {
+      expect(screen.queryByRole('button', { name: 'Save verdict' })).not.toBeInTheDocument();
+    });
+    const network = screen.getByRole('region', { name: 'Network' });
+    expect(network).toHaveTextContent('Suspect');
+    expect(network).toHaveTextContent('SYNs retransmitted on the client, none seen at the server.');
+  });
+
+  it('shows the server’s rationale error', async () => {
+    const user = userEvent.setup();
+    mockApi({
+      [`GET ${PATH}`]: () => json(steps()),
+      [`PATCH ${PATH}kernel/`]: () => json({ rationale: ['This field may not be blank.'] }, 400),
+    });
+    renderChecklist();
+
+    await user.click(await screen.findByRole('button', { name: 'Change verdict for Kernel' }));
+    await user.type(screen.getByLabelText('Rationale'), 'x');
+    await user.click(screen.getByRole('button', { name: 'Save verdict' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('This field may not be blank.');
+  });
+
+  it('prefills the form from the suggestion', async () => {
+    const user = userEvent.setup();
+    mockApi({ [`GET ${PATH}`]: () => json(steps()) });
+    renderChecklist();
+
+    await user.click(await screen.findByRole('button', { name: 'Review suggestion for Network' }));
+    expect(screen.getByLabelText('Verdict')).toHaveValue('suspect');
+    expect(screen.getByLabelText('Rationale')).toHaveValue('SYN retransmitted 3 times on 1 connection.');
+  });
+});

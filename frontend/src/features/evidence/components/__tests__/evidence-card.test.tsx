@@ -1,0 +1,98 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+
+import { makeEvidence, makeRun } from '@/testing/fixtures';
+import { renderWithProviders } from '@/testing/render';
+
+import { EvidenceCard } from '../evidence-card';
+
+function renderCard(evidence: Parameters<typeof EvidenceCard>[0]['evidence']) {
+  return renderWithProviders(<EvidenceCard evidence={evidence} incidentId={3} />);
+}
+
+describe('EvidenceCard', () => {
+  it('shows the file’s name, size, short hash, kind and a download link', () => {
+    renderCard(makeEvidence({ analysis: makeRun() }));
+    const card = screen.getByRole('article', { name: 'client.pcap' });
+    expect(card).toHaveTextContent('3.00 MiB');
+    expect(card).toHaveTextContent('capture');
+    expect(within(card).getByText('a3f1c2d4e5b6')).toHaveAttribute('title', makeEvidence().sha256);
+    expect(within(card).getByRole('link', { name: 'Download' })).toHaveAttribute(
+      'href',
+      '/api/incidents/3/evidence/11/download/',
+    );
+  });
+
+  it('says when the analysis is queued', () => {
+    renderCard(makeEvidence({ analysis: makeRun({ status: 'queued' }) }));
+    expect(screen.getByText('Queued')).toBeInTheDocument();
+    expect(screen.getByText(/Waiting for a worker/)).toBeInTheDocument();
+    expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
+  });
+
+  it('shows a progress bar while the analysis runs', () => {
+    renderCard(
+      makeEvidence({ analysis: makeRun({ status: 'running', progress: 0.42, progress_message: 'reading packets' }) }),
+    );
+    const bar = screen.getByRole('progressbar', { name: 'Analysing client.pcap' });
+    expect(bar).toHaveAttribute('aria-valuenow', '42');
+    expect(screen.getByText(/42% · reading packets/)).toBeInTheDocument();
+  });
+
+  it('shows the capture summary when the analysis is done', () => {
+    renderCard(
+      makeEvidence({
+        analysis: makeRun({ status: 'done', progress: 1, engine_version: '0.1.0' }),
+        // The engine's capture summary, as the worker stores it.
+        summary: {
+          format: 'pcap',
+          compressed: false,
+          link_types: ['EN10MB', 'LINUX_SLL2'],
+          packets: 12840,
+          bytes: 9_437_184,
+          captured_bytes: 1_048_576,
+          first_ts: 1714557600.0,
+          last_ts: 1714557631.5,
+          duration: 31.5,
+          tcp_packets: 12000,
+          tcp_connections: 14,
+          truncated_packets: 0,
+          ip_fragments: 0,
+        },
+      }),
+    );
+    const card = screen.getByRole('article', { name: 'client.pcap' });
+    expect(within(card).getByText('Done')).toBeInTheDocument();
+    expect(
+      within(card).getByText('12,840 packets, 9.00 MiB over 31.5 s, 14 TCP connections · EN10MB, LINUX_SLL2'),
+    ).toBeInTheDocument();
+
+    const summary = within(card).getByLabelText('Summary');
+    const terms = within(summary)
+      .getAllByRole('term')
+      .map((t) => t.textContent);
+    expect(terms.slice(0, 4)).toEqual(['Packets', 'Bytes on the wire', 'Bytes captured', 'Duration']);
+    expect(terms).toContain('Link types');
+    expect(terms).toContain('TCP connections');
+    expect(summary).toHaveTextContent('1.00 MiB (1,048,576 B)');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('shows the error in an alert when the analysis failed, with what was still read', () => {
+    renderCard(
+      makeEvidence({
+        analysis: makeRun({
+          status: 'failed',
+          error: 'capture cut in the middle of a packet record',
+          error_offset: 1_048_600,
+        }),
+        summary: { packets: 812, bytes: 70_000 },
+      }),
+    );
+    expect(screen.getByText('Failed')).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Analysis failed: capture cut in the middle of a packet record (at byte 1,048,600)',
+    );
+    expect(screen.getByText('812 packets, 68.4 KiB')).toBeInTheDocument();
+  });
+});
