@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "incidents",
     "evidence",
     "analysis",
+    "bisects",
 ]
 
 MIDDLEWARE = [
@@ -102,6 +103,12 @@ SPECTACULAR_SETTINGS = {
         "LayerEnum": "incidents.models.Layer",
         "SeverityEnum": "incidents.models.Severity",
         "FindingSeverityEnum": "analysis.models.FindingSeverity",
+        "BisectStatusEnum": "bisects.models.JobStatus",
+        "BisectStepStatusEnum": "bisects.models.StepStatus",
+        "BisectScheduleKindEnum": "bisects.models.ScheduleKind",
+        "KindEnum": "incidents.models.EventKind",
+        "RunStatusEnum": "analysis.models.RunStatus",
+        "IncidentStatusEnum": "incidents.models.Status",
     },
 }
 
@@ -125,6 +132,15 @@ CELERY_TIMEZONE = "UTC"
 RUN_STALE_SECONDS = env_float("WHODUNNET_RUN_STALE_SECONDS", 60.0, minimum=1.0)
 RECONCILE_INTERVAL_SECONDS = env_float("WHODUNNET_RECONCILE_SECONDS", 15.0, minimum=1.0)
 
+# --- bisect jobs --------------------------------------------------------------
+# Each worker keeps bare clones of the repositories it bisects (a kernel clone is gigabytes)
+# and one worktree per job here; any worker can continue a job from the log in the database.
+BISECT_CACHE_DIR = Path(env_str("WHODUNNET_BISECT_CACHE_DIR", str(EVIDENCE_DIR.parent / "bisect")))
+# How often beat evaluates bisect schedules and watches (seconds).
+BISECT_TICK_SECONDS = env_float("WHODUNNET_BISECT_TICK_SECONDS", 30.0, minimum=1.0)
+# Stdout/stderr kept per run of a reproducer in the database (the engine keeps 64 KiB).
+BISECT_OUTPUT_TAIL_BYTES = env_size("WHODUNNET_BISECT_OUTPUT_TAIL_BYTES", 8 * 1024)
+
 # --- i18n / time ------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -140,4 +156,6 @@ LOGGING = {
 
 from config.beat import beat_schedule  # noqa: E402
 
-CELERY_BEAT_SCHEDULE = beat_schedule(reconcile_seconds=RECONCILE_INTERVAL_SECONDS)
+CELERY_BEAT_SCHEDULE = beat_schedule(
+    reconcile_seconds=RECONCILE_INTERVAL_SECONDS, bisect_tick_seconds=BISECT_TICK_SECONDS
+)

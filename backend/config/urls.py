@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from accounts import views as accounts
 from django.conf import settings
 from django.contrib import admin
 from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
 from django.urls import path, re_path
+
+from accounts import views as accounts
+from bisects import views as bisects
 from evidence import views as evidence
 from incidents import views as incidents
 
@@ -40,5 +42,12 @@ urlpatterns = [
     path(incident + "evidence/upload/<str:filename>", evidence.EvidenceNamedUploadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
+    path("api/bisects/kernel-tags/", bisects.KernelTagView.as_view()),
+    path(incident + "bisects/", bisects.BisectListView.as_view()),
+    path(incident + "bisects/<int:bisect_id>/", bisects.BisectDetailView.as_view()),
+    path(incident + "bisects/<int:bisect_id>/cancel/", bisects.BisectCancelView.as_view()),
+    path(incident + "bisects/<int:bisect_id>/steps/<int:step_id>/retry/", bisects.BisectStepRetryView.as_view()),
+    path(incident + "bisect-schedules/", bisects.ScheduleListView.as_view()),
+    path(incident + "bisect-schedules/<int:schedule_id>/", bisects.ScheduleDetailView.as_view()),
     re_path(r"^(?!api/|admin/|static/).*$", spa),
 ]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from accounts.models import Team
 from django.conf import settings
 from django.db import models
+
+from accounts.models import Team
 
 
 class Severity(models.TextChoices):
@@ -86,6 +87,12 @@ class EventKind(models.TextChoices):
     FINDING = "finding", "Finding"
     NOTE = "note", "Note"
     VERDICT_CHANGED = "verdict_changed", "Verdict changed"
+    BISECT_STARTED = "bisect_started", "Bisect started"
+    BISECT_STEP = "bisect_step", "Bisect step"
+    BISECT_FINISHED = "bisect_finished", "Bisect finished"
+    BISECT_FAILED = "bisect_failed", "Bisect failed"
+    BISECT_CANCELLED = "bisect_cancelled", "Bisect cancelled"
+    BISECT_SCHEDULED = "bisect_scheduled", "Bisect schedule changed"
 
 
 class TimelineEvent(models.Model):
