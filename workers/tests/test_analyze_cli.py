@@ -22,7 +22,7 @@ def test_it_prints_evidence_and_findings_as_json(tmp_path: Path) -> None:
     proc = whodunnet("analyze", "--json", str(CAPTURES / "twovlan.pcap"), str(cut))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"engine_version", "evidence", "findings"}
+    assert set(data) == {"engine_version", "evidence", "findings", "capture_pairs"}
     first, second = data["evidence"]
     assert first["kind"] == "capture" and first["summary"]["packets"] == 6 and first["error"] is None
     assert second["error"]["offset"] is not None and "middle of a packet" in second["error"]["message"]

@@ -113,3 +113,11 @@ def _sniff_gzip_stream(f: BinaryIO, limit: int) -> str:
             raise MalformedInput(f"the file starts like gzip but does not decompress ({exc})") from None
         pending = d.unconsumed_tail
     return sniff(out)
+
+
+# The host and application text kinds (strace, kernel versions, counters, ss, latency, sysctl,
+# app config) live with their parsers; registered here so that sniffing alone knows them.
+from whodunnet.textkinds.sniff import SNIFFERS  # noqa: E402
+
+for _name, _sniffer in SNIFFERS:
+    text_kind(_name)(_sniffer)

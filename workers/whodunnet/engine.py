@@ -15,10 +15,12 @@ from pathlib import Path
 
 from whodunnet import ENGINE_VERSION
 from whodunnet.capture import analyze_capture
+from whodunnet.correlate import correlate
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
+from whodunnet.textkinds.registry import TEXT_ANALYZERS
 
 ProgressCallback = Callable[[float, str], None]
 #: ``(index, path, limits=..., progress=...) -> (evidence, findings)``
@@ -29,6 +31,13 @@ ANALYZERS: dict[str, Analyzer] = {
     "pcap": analyze_capture,
     "pcapng": analyze_capture,
 }
+ANALYZERS.update(TEXT_ANALYZERS)  # strace, kernel versions, sysctl, counters, sockets, latency, app config
+
+#: ``(evidence, findings) -> more findings``: analyses of all the files of one run together
+#: (counter snapshot pairs, kernel before/after, the receive-window model), run after every
+#: file has its own result.
+Combiner = Callable[[Sequence[EvidenceResult], Sequence[Finding]], list[Finding]]
+COMBINERS: list[Combiner] = [correlate]
 
 #: How many bytes of a file ``sniff`` sees (the backend sniffs the same 64 KiB).
 SNIFF_BYTES = 64 * 1024
@@ -61,6 +70,7 @@ def analyze(
         evidence.append(ev)
         findings.extend(found)
         done += size
+    findings.extend(_combine(evidence, findings))
     throttle(1.0, "done", force=True)
     return AnalysisResult(engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings))
 
@@ -99,6 +109,16 @@ def _analyze_one(
         # A bug, not bad input (the fuzz target hunts these); one file must still never take the
         # worker down or lose the other files' results, so report it plainly on this file.
         return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
+
+
+def _combine(evidence: list[EvidenceResult], findings: list[Finding]) -> list[Finding]:
+    out: list[Finding] = []
+    for combine in COMBINERS:
+        try:
+            out.extend(combine(tuple(evidence), tuple(findings)))
+        except Exception:
+            continue
+    return out
 
 
 def _unknown(path: Path, message: str) -> EvidenceResult:

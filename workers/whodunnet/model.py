@@ -58,12 +58,17 @@ class ErrorInfo:
 
 @dataclass(frozen=True)
 class EvidenceResult:
-    """What one input file is and what it holds, in summary."""
+    """What one input file is and what it holds, in summary.
+
+    ``connections`` is the connection table of a capture (``whodunnet.capture.Connection``
+    rows, frozen dataclasses of JSON-able parts); empty for other kinds.
+    """
 
     path: str
     kind: str
     summary: Mapping[str, Any]
     error: ErrorInfo | None = None
+    connections: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,9 @@ class AnalysisResult:
     engine_version: str
     evidence: tuple[EvidenceResult, ...]
     findings: tuple[Finding, ...]
+    #: Captures of the same traffic matched by TCP sequence numbers
+    #: (``whodunnet.capture_pairs.CapturePair``), one per pair of capture evidences.
+    capture_pairs: tuple[Any, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

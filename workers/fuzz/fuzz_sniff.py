@@ -1,0 +1,35 @@
+"""Atheris fuzz target for the sniff text parser: any text in, a result or bad lines out, never a crash.
+
+Short run (the test suite does ~2 s)::
+
+    .venv/bin/python workers/fuzz/fuzz_sniff.py -max_total_time=10
+
+Long run: add a corpus directory (e.g. workers/tests/host/data) and -max_total_time=3600.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris  # type: ignore[import-untyped]
+
+with atheris.instrument_imports():
+    from whodunnet.detect import sniff
+    from whodunnet.textkinds import LineLog
+
+
+def test_one_input(data: bytes) -> None:
+    text = data.decode("utf-8", errors="replace")
+    list(enumerate(text.split("\n"), start=1))
+    log = LineLog()
+    sniff(data)
+    assert log.count >= 0
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

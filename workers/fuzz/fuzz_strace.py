@@ -1,0 +1,38 @@
+"""Atheris fuzz target for the strace text parser: any text in, a result or bad lines out, never a crash.
+
+Short run (the test suite does ~2 s)::
+
+    .venv/bin/python workers/fuzz/fuzz_strace.py -max_total_time=10
+
+Long run: add a corpus directory (e.g. workers/tests/host/data) and -max_total_time=3600.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris  # type: ignore[import-untyped]
+
+with atheris.instrument_imports():
+    from whodunnet.strace.parser import StraceTrace
+    from whodunnet.textkinds import LineLog
+
+
+def test_one_input(data: bytes) -> None:
+    text = data.decode("utf-8", errors="replace")
+    lines = list(enumerate(text.split("\n"), start=1))
+    log = LineLog()
+    t = StraceTrace(log)
+    for n, line in lines:
+        t.feed(n, line)
+    t.finish()
+    assert log.count >= 0
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

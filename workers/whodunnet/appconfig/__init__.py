@@ -1,0 +1,1 @@
+"""Application configuration evidence: Kafka client properties."""

@@ -1,0 +1,1 @@
+"""Host counters: nstat, netstat -s, /proc/net, ip -s link, ifconfig, ethtool -S, conntrack."""

@@ -1,0 +1,1 @@
+"""Kernel evidence: version strings, the known-changes knowledge base, sysctl, the receive-window model."""

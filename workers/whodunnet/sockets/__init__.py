@@ -1,0 +1,1 @@
+"""Socket statistics: ss -tin snapshots and tcp_info exports; per-prefix summary and BBR candidates."""

@@ -1,0 +1,242 @@
+"""The sockets analyzer: ``sockets.summary`` and ``sockets.bbr_candidates``.
+
+``sockets.summary`` groups sockets by remote prefix (/24 for IPv4, /56 for IPv6) and
+gives percentiles of rtt, delivery rate and cwnd, with retransmits and the
+congestion controls in use (from each socket's last sample).
+
+``sockets.bbr_candidates`` is seed 003's method: in every snapshot (an interval),
+rank the prefixes by their median delivery rate over flows that moved at least
+``min_bytes`` (100 KB: BBR does not help small responses); the bottom
+``bottom_share`` (20 %) are "bad" in that interval. Over all intervals, a prefix's
+duty cycle is the share of its intervals spent in the bottom group and its flap rate
+the number of changes in or out divided by its intervals minus one. Prefixes with
+duty ≥ ``min_duty`` and flap ≤ ``max_flap`` are consistently bad: BBR candidates.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from whodunnet.errors import MalformedInput
+from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.model import EvidenceResult, Finding, Ref
+from whodunnet.sockets.parser import Sample, SsParser, parse_csv, parse_json, rows_to_samples
+from whodunnet.textkinds import LineLog, iter_lines, text_result
+
+KIND = "sockets"
+
+
+@dataclass(frozen=True)
+class BbrParams:
+    """Seed 003's knobs: bottom 20 % by delivery rate, flows ≥ 100 KB."""
+
+    bottom_share: float = 0.2
+    min_bytes: int = 100_000
+    min_duty: float = 0.5
+    max_flap: float = 0.5
+    v4_prefix: int = 24
+    v6_prefix: int = 56
+
+
+def read_samples(
+    path: Path, limits: Limits, log: LineLog, progress: Callable[[float], None] | None
+) -> tuple[list[Sample], str, int, MalformedInput | None]:
+    lines: list[tuple[int, str]] = []
+    error: MalformedInput | None = None
+    try:
+        lines = list(iter_lines(path, limits=limits, on_progress=progress))
+    except MalformedInput as exc:
+        error = exc
+    first = next((t.strip() for _, t in lines if t.strip()), "")
+    if first.startswith(("{", "[")):
+        text = "\n".join(t for _, t in lines)
+        return rows_to_samples(parse_json(text, log), log), "tcp_info JSON", len(lines), error
+    if "," in first and not first.startswith(("State", "Netid", "===")):
+        offset = next(n for n, t in lines if t.strip())
+        text = "\n".join(t for n, t in lines if n >= offset)
+        return rows_to_samples(parse_csv(text, offset, log), log), "tcp_info CSV", len(lines), error
+    parser = SsParser(log)
+    for number, text in lines:
+        parser.feed(number, text)
+    return parser.samples, "ss", len(lines), error
+
+
+def analyze_sockets(
+    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+) -> tuple[EvidenceResult, list[Finding]]:
+    """One ss/tcp_info file: its sockets per snapshot, the per-prefix summary and, over snapshots, BBR candidates."""
+    log = LineLog()
+    samples, fmt, nlines, error = read_samples(path, limits, log, progress)
+    snapshots = len({s.snapshot for s in samples})
+    last = latest_per_socket(samples)
+    summary: dict[str, Any] = {
+        "lines": nlines,
+        "format": fmt,
+        "snapshots": snapshots,
+        "samples": len(samples),
+        "sockets": len(last),
+        "socket_list": [s.to_json() for s in list(last.values())[:500]],
+    }
+    found: list[Finding] = []
+    if last:
+        found.append(summary_finding(index, last, snapshots))
+    if snapshots >= 2:
+        found.append(bbr_finding(index, samples, BbrParams()))
+    return text_result(path, KIND, summary, log, error), found
+
+
+def latest_per_socket(samples: list[Sample]) -> dict[str, Sample]:
+    out: dict[str, Sample] = {}
+    for s in samples:
+        if s.state in ("LISTEN", "UNCONN"):
+            continue
+        out[s.key] = s
+    return out
+
+
+def prefix_of(peer: str, params: BbrParams = BbrParams()) -> str:
+    """``203.0.113.7:443`` → ``203.0.113.0/24``; ``[2001:db8::1]:443`` → ``2001:db8::/56``."""
+    host = peer.rsplit(":", 1)[0] if peer.count(":") == 1 or peer.startswith("[") else peer
+    host = host.strip("[]").split("%")[0]
+    if host.startswith("::ffff:") and "." in host:
+        host = host[7:]
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host or "?"
+    bits = params.v4_prefix if ip.version == 4 else params.v6_prefix
+    return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (``q`` in 0..100), ``None`` for no values."""
+    if not values:
+        return None
+    v = sorted(values)
+    pos = (len(v) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def _pcts(values: list[float]) -> dict[str, Any]:
+    return {
+        "p10": percentile(values, 10),
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "n": len(values),
+    }
+
+
+def summary_finding(index: int, last: dict[str, Sample], snapshots: int) -> Finding:
+    groups: dict[str, list[Sample]] = defaultdict(list)
+    for s in last.values():
+        groups[prefix_of(s.peer)].append(s)
+    rows: list[dict[str, Any]] = []
+    for prefix, socks in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+
+        def vals(name: str, socks: list[Sample] = socks) -> list[float]:
+            return [float(s.fields[name]) for s in socks if isinstance(s.fields.get(name), (int, float))]
+
+        ccs: dict[str, int] = defaultdict(int)
+        for s in socks:
+            ccs[str(s.fields.get("cc", "?"))] += 1
+        rows.append(
+            {
+                "prefix": prefix,
+                "sockets": len(socks),
+                "rtt_ms": _pcts(vals("rtt_ms")),
+                "delivery_rate_bps": _pcts(vals("delivery_rate_bps")),
+                "cwnd": _pcts(vals("cwnd")),
+                "retrans_total": int(sum(vals("retrans_total"))),
+                "app_limited": sum(1 for s in socks if s.fields.get("app_limited")),
+                "rwnd_limited": sum(1 for s in socks if s.fields.get("rwnd_limited_ms")),
+                "congestion_control": dict(ccs),
+                "lines": [s.line for s in socks[:50]],
+            }
+        )
+    top = rows[0]
+    rtt = top["rtt_ms"]["p50"]
+    return Finding(
+        kind="sockets.summary",
+        layer="network",
+        severity="info",
+        title=f"{len(last)} socket{'s' if len(last) != 1 else ''} to {len(rows)} prefix{'es' if len(rows) != 1 else ''}"
+        f" over {snapshots} snapshot{'s' if snapshots != 1 else ''}",
+        explanation=(
+            f"Per remote prefix (/24, /56): rtt, delivery rate and cwnd percentiles, retransmits and congestion control. "  # noqa: E501
+            f"The busiest prefix, {top['prefix']}, has {top['sockets']} socket(s)"
+            + (f" with a median rtt of {rtt:.3g} ms." if rtt is not None else ".")
+        ),
+        refs=tuple(
+            Ref(evidence=index, label=f"{s.local} → {s.peer}", lines=(s.line, s.line)) for s in list(last.values())[:50]
+        ),
+        key=f"evidence-{index}",
+        data={"sockets": len(last), "snapshots": snapshots, "prefixes": rows},
+    )
+
+
+def bbr_candidates(samples: list[Sample], params: BbrParams) -> dict[str, Any]:
+    """Seed 003: per-prefix duty cycle and flap rate of being in the bottom group by delivery rate."""
+    per_snap: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for s in samples:
+        rate = s.fields.get("delivery_rate_bps")
+        moved = max(float(s.fields.get("bytes_acked") or 0), float(s.fields.get("bytes_received") or 0))
+        if not isinstance(rate, (int, float)) or moved < params.min_bytes:
+            continue
+        per_snap[s.snapshot][prefix_of(s.peer, params)].append(float(rate))
+    history: dict[str, list[bool]] = defaultdict(list)
+    intervals = sorted(per_snap)
+    for snap in intervals:
+        medians = {p: percentile(v, 50) or 0.0 for p, v in per_snap[snap].items()}
+        ranked = sorted(medians, key=lambda p: medians[p])
+        cut = max(1, math.ceil(len(ranked) * params.bottom_share)) if len(ranked) > 1 else 0
+        bottom = set(ranked[:cut])
+        for p in ranked:
+            history[p].append(p in bottom)
+    prefixes: list[dict[str, Any]] = []
+    for p, states in history.items():
+        duty = sum(states) / len(states)
+        flaps = sum(1 for a, b in itertools.pairwise(states) if a != b)
+        flap_rate = flaps / (len(states) - 1) if len(states) > 1 else 0.0
+        prefixes.append(
+            {
+                "prefix": p,
+                "intervals": len(states),
+                "bottom_intervals": sum(states),
+                "duty_cycle": round(duty, 4),
+                "flaps": flaps,
+                "flap_rate": round(flap_rate, 4),
+                "candidate": duty >= params.min_duty and flap_rate <= params.max_flap and len(states) >= 2,
+            }
+        )
+    prefixes.sort(key=lambda r: (-r["duty_cycle"], r["flap_rate"]))
+    return {"intervals": len(intervals), "params": asdict(params), "prefixes": prefixes}
+
+
+def bbr_finding(index: int, samples: list[Sample], params: BbrParams) -> Finding:
+    result = bbr_candidates(samples, params)
+    cands = [p for p in result["prefixes"] if p["candidate"]]
+    names = ", ".join(p["prefix"] for p in cands[:10])
+    return Finding(
+        kind="sockets.bbr_candidates",
+        layer="network",
+        severity="low" if cands else "info",
+        title=f"{len(cands)} prefix{'es' if len(cands) != 1 else ''} consistently in the bottom "
+        f"{params.bottom_share:.0%} by delivery rate" + (f": {names}" if cands else ""),
+        explanation=(
+            f"Over {result['intervals']} interval(s), prefixes were ranked by median delivery rate of flows ≥ "
+            f"{params.min_bytes:,} bytes; a prefix is a BBR candidate when it spends ≥ {params.min_duty:.0%} of its "
+            f"intervals in the bottom {params.bottom_share:.0%} (duty cycle) and changes state in at most "
+            f"{params.max_flap:.0%} of them (flap rate). {len(result['prefixes'])} prefix(es) had enough data."
+        ),
+        refs=(Ref(evidence=index, label="all snapshots"),),
+        key=f"evidence-{index}",
+        data={**result, "candidates": [p["prefix"] for p in cands]},
+    )
