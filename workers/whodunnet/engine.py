@@ -15,6 +15,7 @@ from pathlib import Path
 
 from whodunnet import ENGINE_VERSION
 from whodunnet.capture import analyze_capture
+from whodunnet.capture_pairs import compare_captures
 from whodunnet.correlate import correlate
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
@@ -33,6 +34,10 @@ ANALYZERS: dict[str, Analyzer] = {
 }
 ANALYZERS.update(TEXT_ANALYZERS)  # strace, kernel versions, sysctl, counters, sockets, latency, app config
 
+#: The kinds a person can choose when the content sniffing got a file wrong.
+EVIDENCE_KINDS: tuple[str, ...] = ("capture", *TEXT_ANALYZERS)
+_CAPTURE_FORMATS = ("pcap", "pcapng")
+
 #: ``(evidence, findings) -> more findings``: analyses of all the files of one run together
 #: (counter snapshot pairs, kernel before/after, the receive-window model), run after every
 #: file has its own result.
@@ -50,9 +55,17 @@ def analyze(
     *,
     progress: ProgressCallback | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    kinds: Sequence[str | None] | None = None,
 ) -> AnalysisResult:
-    """Analyze evidence files together; one evidence entry per file, plus findings."""
+    """Analyze evidence files together; one evidence entry per file, plus findings.
+
+    ``kinds`` (one per path, None to detect) is a person's correction of the detected kind,
+    one of EVIDENCE_KINDS; a capture's format is still read from its magic number.
+    """
     files = [Path(p) for p in paths]
+    wanted = list(kinds) if kinds is not None else [None] * len(files)
+    if len(wanted) != len(files):
+        raise ValueError("give one kind (or None) per path")
     sizes = [_size(p) for p in files]
     total = sum(sizes) or 1
     throttle = _Throttle(progress)
@@ -66,17 +79,21 @@ def analyze(
             throttle((_done + fraction * _size) / total, _label)
 
         throttle((done / total), label)
-        ev, found = _analyze_one(index, path, limits, file_progress)
+        ev, found = _analyze_one(index, path, limits, file_progress, wanted[index])
         evidence.append(ev)
         findings.extend(found)
         done += size
-    findings.extend(_combine(evidence, findings))
+    findings.extend(combine(evidence, findings))
+    pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
+    findings.extend(pair_findings)
     throttle(1.0, "done", force=True)
-    return AnalysisResult(engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings))
+    return AnalysisResult(
+        engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings), capture_pairs=tuple(pairs)
+    )
 
 
 def _analyze_one(
-    index: int, path: Path, limits: Limits, progress: Callable[[float], None]
+    index: int, path: Path, limits: Limits, progress: Callable[[float], None], wanted: str | None = None
 ) -> tuple[EvidenceResult, list[Finding]]:
     try:
         with open(path, "rb") as f:
@@ -86,6 +103,12 @@ def _analyze_one(
     kind = sniff(head)
     if kind == "empty":
         return _unknown(path, "the file is empty"), []
+    if wanted is not None and wanted != "capture":
+        if wanted not in TEXT_ANALYZERS:
+            return _unknown(path, f"unknown evidence kind {wanted!r}"), []
+        kind = wanted
+    elif wanted == "capture" and kind not in (*_CAPTURE_FORMATS, "gzip"):
+        return _unknown(path, f"this is not a capture: it looks like {_describe(kind, head)}"), []
     if kind == "gzip":
         try:
             kind = sniff_gzip_inner(path)
@@ -111,11 +134,15 @@ def _analyze_one(
         return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
 
 
-def _combine(evidence: list[EvidenceResult], findings: list[Finding]) -> list[Finding]:
+def combine(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> list[Finding]:
+    """Findings across several pieces of evidence, from their results alone (no file is read).
+
+    The backend calls this over an incident's stored results whenever one of them changes.
+    """
     out: list[Finding] = []
-    for combine in COMBINERS:
+    for combiner in COMBINERS:
         try:
-            out.extend(combine(tuple(evidence), tuple(findings)))
+            out.extend(combiner(tuple(evidence), tuple(findings)))
         except Exception:
             continue
     return out
