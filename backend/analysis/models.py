@@ -42,18 +42,32 @@ class AnalysisRun(models.Model):
     summary = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     error_offset = models.BigIntegerField(null=True, blank=True)
+    error_line = models.PositiveIntegerField(null=True, blank=True)
+    # The kind a person chose for the file; empty means detect it from the content.
+    forced_kind = models.CharField(max_length=20, blank=True)
 
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
 
 
+class Correlation(models.Model):
+    """The findings across an incident's evidence, recomputed from the stored results whenever
+    one analysis finishes (counter snapshot diffs, kernel before/after, the receive-window model)."""
+
+    incident = models.OneToOneField(Incident, on_delete=models.CASCADE, related_name="correlation")
+    computed_at = models.DateTimeField(auto_now=True)
+    evidence_ids = models.JSONField(default=list)
+
+
 class Finding(models.Model):
     """Something an analyzer says about the evidence, with the numbers and references."""
 
-    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="findings")
+    run = models.ForeignKey(AnalysisRun, null=True, on_delete=models.CASCADE, related_name="findings")
+    correlation = models.ForeignKey(Correlation, null=True, on_delete=models.CASCADE, related_name="findings")
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="findings")
-    evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="findings")
+    # The one piece of evidence a finding speaks about; null for findings across several.
+    evidence = models.ForeignKey(Evidence, null=True, on_delete=models.CASCADE, related_name="findings")
     kind = models.CharField(max_length=60)
     key = models.CharField(max_length=200, blank=True)
     layer = models.CharField(max_length=12, choices=Layer.choices)
@@ -66,4 +80,15 @@ class Finding(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["run", "kind", "key"], name="unique_finding_per_run")]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "kind", "key"], name="unique_finding_per_run"),
+            models.UniqueConstraint(
+                fields=["correlation", "kind", "key"],
+                condition=models.Q(correlation__isnull=False),
+                name="unique_finding_per_correlation",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(run__isnull=False) ^ models.Q(correlation__isnull=False),
+                name="finding_from_a_run_or_a_correlation",
+            ),
+        ]

@@ -24,6 +24,10 @@ class AnalysisRunSerializer(serializers.ModelSerializer[AnalysisRun]):
     error_offset = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Byte offset in the file where reading stopped."
     )
+    error_line = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Line of a text file where the first bad line is."
+    )
+    forced_kind = serializers.CharField(read_only=True, help_text="The kind a person chose; empty: detected.")
 
     class Meta:
         model = AnalysisRun
@@ -39,13 +43,15 @@ class AnalysisRunSerializer(serializers.ModelSerializer[AnalysisRun]):
             "engine_version",
             "error",
             "error_offset",
+            "error_line",
+            "forced_kind",
         ]
 
 
 class FindingSerializer(serializers.ModelSerializer[Finding]):
     id = serializers.IntegerField(read_only=True, help_text="Finding id.")
     evidence: serializers.PrimaryKeyRelatedField[Any] = serializers.PrimaryKeyRelatedField(
-        read_only=True, help_text="The evidence it was found in."
+        read_only=True, allow_null=True, help_text="The evidence it was found in; null when across several."
     )
     kind = serializers.CharField(read_only=True, help_text="Stable id of what was found, e.g. tcp.syn_retransmit.")
     key = serializers.CharField(read_only=True, help_text="Tells apart findings of one kind (e.g. a connection).")

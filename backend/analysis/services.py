@@ -14,18 +14,18 @@ import logging
 import time
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
+from analysis.models import AnalysisRun, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
-from incidents.models import EventKind
+from incidents.models import EventKind, Incident
 from incidents.services import record_event
-from whodunnet.model import AnalysisResult, EvidenceResult
+from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity
 
 logger = logging.getLogger(__name__)
 
@@ -33,9 +33,9 @@ PROGRESS_WRITE_INTERVAL = 0.5
 NOTABLE = (FindingSeverity.LOW, FindingSeverity.MEDIUM, FindingSeverity.HIGH)
 
 
-def queue_run(*, evidence: Evidence) -> AnalysisRun:
+def queue_run(*, evidence: Evidence, forced_kind: str = "") -> AnalysisRun:
     """Create a queued run for the evidence and enqueue it once the transaction commits."""
-    run = AnalysisRun.objects.create(evidence=evidence)
+    run = AnalysisRun.objects.create(evidence=evidence, forced_kind=forced_kind)
     _enqueue_on_commit(run.pk)
     return run
 
@@ -68,8 +68,15 @@ def claim_run(*, run_id: int) -> uuid.UUID | None:
     return token if claimed else None
 
 
-def _refs_json(refs: Iterable[Any]) -> list[dict[str, Any]]:
-    return [dataclasses.asdict(ref) for ref in refs]
+def _refs_json(refs: Iterable[Any], evidence_ids: list[int]) -> list[dict[str, Any]]:
+    """Refs name evidence by its index in the analysed list; store the evidence id instead."""
+    out = []
+    for ref in refs:
+        row = dataclasses.asdict(ref)
+        index = row.get("evidence")
+        row["evidence"] = evidence_ids[index] if isinstance(index, int) and 0 <= index < len(evidence_ids) else None
+        out.append(row)
+    return out
 
 
 def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult) -> bool:
@@ -94,7 +101,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                 severity=f.severity,
                 title=f.title,
                 explanation=f.explanation,
-                refs=_refs_json(f.refs),
+                refs=_refs_json(f.refs, [evidence.pk]),
                 data=dict(f.data),
             )
             for f in result.findings
@@ -108,6 +115,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         locked.summary = dict(evidence_result.summary)
         locked.error = error.message if error else ""
         locked.error_offset = error.offset if error else None
+        locked.error_line = error.line if error else None
         locked.save()
         if evidence.kind != evidence_result.kind and evidence_result.kind != "unknown":
             evidence.kind = evidence_result.kind
@@ -137,7 +145,95 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                     summary=f"[{finding.layer}] {finding.title}",
                     data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind},
                 )
+        _enqueue_correlation_on_commit(incident.pk)
     return True
+
+
+def _enqueue_correlation_on_commit(incident_id: int) -> None:
+    from analysis.tasks import correlate_incident
+
+    transaction.on_commit(lambda: correlate_incident.delay(incident_id))
+
+
+def correlate(*, incident_id: int) -> int:
+    """Recompute the findings across an incident's evidence from the stored results.
+
+    Reads no file: the engine's ``combine`` works from the evidence summaries alone. Evidence
+    is taken in upload order, so of two counter snapshots the first uploaded is the earlier.
+    Returns how many findings the incident now has across its evidence.
+    """
+    from whodunnet.engine import combine
+    from whodunnet.model import EvidenceResult as EngineEvidence
+    from whodunnet.model import Finding as EngineFinding
+
+    finished = (
+        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
+        .select_related("evidence")
+        .order_by("evidence_id", "-id")
+    )
+    latest: dict[int, AnalysisRun] = {}
+    for run in finished:
+        latest.setdefault(run.evidence_id, run)
+    runs = [latest[key] for key in sorted(latest)]
+    evidence_ids = [run.evidence_id for run in runs]
+    results = [
+        EngineEvidence(path=run.evidence.filename, kind=run.evidence.kind, summary=run.summary or {}) for run in runs
+    ]
+    stored = [
+        EngineFinding(
+            kind=f.kind,
+            layer=cast(Layer, f.layer),
+            severity=cast(Severity, f.severity),
+            title=f.title,
+            explanation=f.explanation,
+            key=f.key,
+            data=f.data,
+        )
+        for f in Finding.objects.filter(run__in=runs).order_by("id")
+    ]
+    combined = combine(results, stored)
+    with transaction.atomic():
+        incident = Incident.objects.select_for_update().get(pk=incident_id)
+        correlation, _ = Correlation.objects.get_or_create(incident=incident)
+        before = set(correlation.findings.values_list("kind", "key"))
+        correlation.findings.all().delete()
+        correlation.evidence_ids = evidence_ids
+        correlation.save()
+        rows = Finding.objects.bulk_create(
+            Finding(
+                correlation=correlation,
+                incident=incident,
+                evidence=None,
+                kind=f.kind,
+                key=f.key,
+                layer=f.layer,
+                severity=f.severity,
+                title=f.title,
+                explanation=f.explanation,
+                refs=_refs_json(f.refs, evidence_ids),
+                data=dict(f.data),
+            )
+            for f in _unique(combined)
+        )
+        for row in rows:
+            if (row.kind, row.key) not in before and row.severity in NOTABLE:
+                record_event(
+                    incident=incident,
+                    kind=EventKind.FINDING,
+                    summary=f"[{row.layer}] {row.title}",
+                    data={"finding": row.pk, "kind": row.kind, "evidence": None},
+                )
+    return len(rows)
+
+
+def _unique(findings: Iterable[Any]) -> list[Any]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for finding in findings:
+        if (finding.kind, finding.key) not in seen:
+            seen.add((finding.kind, finding.key))
+            out.append(finding)
+    return out
 
 
 def execute_run(*, run_id: int) -> None:
@@ -172,7 +268,7 @@ def execute_run(*, run_id: int) -> None:
     from whodunnet.limits import Limits
 
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
-    result = analyze([evidence.path], progress=progress, limits=limits)
+    result = analyze([evidence.path], progress=progress, limits=limits, kinds=[run.forced_kind or None])
     if not _store_result(run=run, token=token, result=result):
         logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
 

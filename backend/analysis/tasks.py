@@ -23,6 +23,12 @@ def analyze_evidence(run_id: int) -> None:
         services.fail_run(run_id=run_id, message=f"internal error: {type(exc).__name__}: {exc}")
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def correlate_incident(incident_id: int) -> None:
+    """Recompute the findings across an incident's evidence (idempotent: a rerun replaces them)."""
+    services.correlate(incident_id=incident_id)
+
+
 @shared_task(ignore_result=True)
 def reconcile_analysis_runs() -> int:
     """Re-queue runs whose enqueue was lost or whose worker died (scheduled by beat)."""

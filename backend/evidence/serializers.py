@@ -8,6 +8,7 @@ from rest_framework import serializers
 from analysis.models import AnalysisRun
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
+from whodunnet.engine import EVIDENCE_KINDS
 
 
 def latest_run(evidence: Evidence) -> AnalysisRun | None:
@@ -43,3 +44,10 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
 
 class UploadErrorSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField(help_text="Why the upload was refused.")
+
+
+class EvidenceKindSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(
+        choices=[(kind, kind) for kind in EVIDENCE_KINDS],
+        help_text="The kind to read the file as, when detection from the content got it wrong.",
+    )

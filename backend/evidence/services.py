@@ -82,3 +82,20 @@ def receive_upload(
         stored.path.unlink(missing_ok=True)
         raise
     return evidence
+
+
+def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
+    """Read the file again as the kind a person chose (content sniffing got it wrong)."""
+    with transaction.atomic():
+        previous = evidence.kind
+        evidence.kind = kind
+        evidence.save(update_fields=["kind"])
+        record_event(
+            incident=evidence.incident,
+            kind=EventKind.INCIDENT_UPDATED,
+            actor=user,
+            summary=f"{evidence.filename}: kind {previous} → {kind}; analysing it again",
+            data={"evidence": evidence.pk, "from": previous, "to": kind},
+        )
+        queue_run(evidence=evidence, forced_kind=kind)
+    return evidence

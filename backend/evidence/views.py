@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.selectors import current_user
 from evidence import selectors, services
-from evidence.serializers import EvidenceSerializer, UploadErrorSerializer
+from evidence.serializers import EvidenceKindSerializer, EvidenceSerializer, UploadErrorSerializer
 from evidence.storage import UploadTooLarge
 from incidents.selectors import get_incident
 
@@ -113,6 +113,17 @@ class EvidenceDetailView(APIView):
     @extend_schema(responses={200: EvidenceSerializer})
     def get(self, request: Request, incident_id: int, evidence_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
+
+    @extend_schema(request=EvidenceKindSerializer, responses={200: EvidenceSerializer})
+    def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        """Correct the evidence kind; the file is analysed again as that kind."""
+        user = current_user(request)
+        incident = get_incident(user=user, incident_id=incident_id)
+        evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
+        form = EvidenceKindSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 

@@ -86,6 +86,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bisects/kernel-tags/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["bisects_kernel_tags_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/": {
         parameters: {
             query?: never;
@@ -116,6 +132,102 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["incidents_partial_update"];
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisect-schedules/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_bisect_schedules_list"];
+        put?: never;
+        post: operations["incidents_bisect_schedules_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisect-schedules/{schedule_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_bisect_schedules_retrieve"];
+        put?: never;
+        post?: never;
+        delete: operations["incidents_bisect_schedules_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["incidents_bisect_schedules_partial_update"];
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisects/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_bisects_list"];
+        put?: never;
+        post: operations["incidents_bisects_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisects/{bisect_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_bisects_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisects/{bisect_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["incidents_bisects_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/bisects/{bisect_id}/steps/{step_id}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["incidents_bisects_steps_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/incidents/{incident_id}/checklist/": {
@@ -179,7 +291,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** @description Correct the evidence kind; the file is analysed again as that kind. */
+        patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
     "/api/incidents/{incident_id}/evidence/{evidence_id}/download/": {
@@ -344,7 +457,426 @@ export interface components {
             readonly error: string;
             /** @description Byte offset in the file where reading stopped. */
             readonly error_offset: number | null;
+            /** @description Line of a text file where the first bad line is. */
+            readonly error_line: number | null;
+            /** @description The kind a person chose; empty: detected. */
+            readonly forced_kind: string;
         };
+        /** @description The reproducer and how to judge it: shared by jobs and schedules. */
+        BisectCreateRequest: {
+            /** @description Git repository: a URL or a path on the workers (e.g. a kernel mirror). */
+            repo: string;
+            /**
+             * @description Only commits touching this path.
+             * @default
+             */
+            path: string;
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            command: string;
+            /**
+             * @description Runs per step, combined by the agreement rule.
+             * @default 1
+             */
+            repeats: number;
+            /**
+             * Format: double
+             * @description Share of the runs that must agree for good/bad (above 0.5; 0.8 = 4 of 5).
+             * @default 0.8
+             */
+            min_agreement: number;
+            /**
+             * @description exit_code: 0 good, 125 skip, 1-127 bad; metric: a printed name=value against a threshold.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             * @default exit_code
+             */
+            rule: components["schemas"]["RuleEnum"];
+            /**
+             * @description Metric name (rule metric).
+             * @default
+             */
+            metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold (rule metric).
+             */
+            threshold?: number | null;
+            /**
+             * @description Which side of the threshold is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             * @default above_is_bad
+             */
+            direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Wall-time limit of one run, in seconds.
+             * @default 3600
+             */
+            step_timeout: number;
+            /** @description Address-space limit per run (MiB). */
+            memory_limit_mb?: number | null;
+            /**
+             * @description When the runs do not agree: run once more then skip, or skip at once.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             * @default retry_then_skip
+             */
+            on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description When a step errors: stop or skip the commit.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             * @default stop
+             */
+            on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Where the reproducer runs.
+             *
+             *     * `local` - On the worker
+             * @default local
+             */
+            runner: components["schemas"]["RunnerEnum"];
+            /** @description A ref or commit where the reproducer passes. */
+            good: string;
+            /** @description A ref or commit where it fails. */
+            bad: string;
+        };
+        BisectDetail: {
+            /** @description Bisect id. */
+            readonly id: number;
+            /** @description Incident it belongs to. */
+            readonly incident: number;
+            /**
+             * @description Where the job is.
+             *
+             *     * `queued` - Queued
+             *     * `running` - Running
+             *     * `found` - Found
+             *     * `ambiguous` - Ambiguous (only skipped commits left)
+             *     * `failed` - Failed
+             *     * `cancelled` - Cancelled
+             */
+            readonly status: components["schemas"]["BisectStatusEnum"];
+            /** @description True in a terminal status. */
+            readonly finished: boolean;
+            /** @description Good ref or commit. */
+            readonly good: string;
+            /** @description Bad ref or commit. */
+            readonly bad: string;
+            /** @description Repository. */
+            readonly repo: string;
+            /** @description Path filter; empty for none. */
+            readonly path: string;
+            /** @description Reproducer. */
+            readonly command: string;
+            /** @description Runs per step. */
+            readonly repeats: number;
+            /**
+             * Format: double
+             * @description Share of runs that must agree.
+             */
+            readonly min_agreement: number;
+            /**
+             * @description Verdict rule.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             */
+            readonly rule: components["schemas"]["RuleEnum"];
+            /** @description Metric name (rule metric). */
+            readonly metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold.
+             */
+            readonly threshold: number | null;
+            /**
+             * @description Which side is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             */
+            readonly direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Seconds per run.
+             */
+            readonly step_timeout: number;
+            /** @description MiB per run. */
+            readonly memory_limit_mb: number | null;
+            /**
+             * @description Inconclusive-step policy.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             */
+            readonly on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description Step-error policy.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             */
+            readonly on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Runner.
+             *
+             *     * `local` - On the worker
+             */
+            readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Who started it; null when a schedule did. */
+            readonly started_by: string | null;
+            /** @description Id of the schedule that started it, if one did. */
+            readonly schedule: number | null;
+            /** @description Steps done and estimates of what is left. */
+            readonly progress: components["schemas"]["Progress"];
+            /** @description The first bad commit once found. */
+            readonly first_bad: components["schemas"]["FirstBad"] | null;
+            /** @description When ambiguous: the commits it can be. */
+            readonly possible_first_bad: string[];
+            /**
+             * Format: date-time
+             * @description When it was queued.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description When its first step ran.
+             */
+            readonly started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ended.
+             */
+            readonly finished_at: string | null;
+            /** @description Why it failed; empty otherwise. */
+            readonly error: string;
+            /** @description Every step in order, the live one last. */
+            readonly steps: components["schemas"]["BisectStep"][];
+            /** @description The bisect log (git bisect log) after the last step. */
+            readonly log: string;
+        };
+        BisectJob: {
+            /** @description Bisect id. */
+            readonly id: number;
+            /** @description Incident it belongs to. */
+            readonly incident: number;
+            /**
+             * @description Where the job is.
+             *
+             *     * `queued` - Queued
+             *     * `running` - Running
+             *     * `found` - Found
+             *     * `ambiguous` - Ambiguous (only skipped commits left)
+             *     * `failed` - Failed
+             *     * `cancelled` - Cancelled
+             */
+            readonly status: components["schemas"]["BisectStatusEnum"];
+            /** @description True in a terminal status. */
+            readonly finished: boolean;
+            /** @description Good ref or commit. */
+            readonly good: string;
+            /** @description Bad ref or commit. */
+            readonly bad: string;
+            /** @description Repository. */
+            readonly repo: string;
+            /** @description Path filter; empty for none. */
+            readonly path: string;
+            /** @description Reproducer. */
+            readonly command: string;
+            /** @description Runs per step. */
+            readonly repeats: number;
+            /**
+             * Format: double
+             * @description Share of runs that must agree.
+             */
+            readonly min_agreement: number;
+            /**
+             * @description Verdict rule.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             */
+            readonly rule: components["schemas"]["RuleEnum"];
+            /** @description Metric name (rule metric). */
+            readonly metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold.
+             */
+            readonly threshold: number | null;
+            /**
+             * @description Which side is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             */
+            readonly direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Seconds per run.
+             */
+            readonly step_timeout: number;
+            /** @description MiB per run. */
+            readonly memory_limit_mb: number | null;
+            /**
+             * @description Inconclusive-step policy.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             */
+            readonly on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description Step-error policy.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             */
+            readonly on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Runner.
+             *
+             *     * `local` - On the worker
+             */
+            readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Who started it; null when a schedule did. */
+            readonly started_by: string | null;
+            /** @description Id of the schedule that started it, if one did. */
+            readonly schedule: number | null;
+            /** @description Steps done and estimates of what is left. */
+            readonly progress: components["schemas"]["Progress"];
+            /** @description The first bad commit once found. */
+            readonly first_bad: components["schemas"]["FirstBad"] | null;
+            /** @description When ambiguous: the commits it can be. */
+            readonly possible_first_bad: string[];
+            /**
+             * Format: date-time
+             * @description When it was queued.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description When its first step ran.
+             */
+            readonly started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ended.
+             */
+            readonly finished_at: string | null;
+            /** @description Why it failed; empty otherwise. */
+            readonly error: string;
+        };
+        /**
+         * @description * `once` - Start once at a time
+         *     * `nightly` - Start every night in a window
+         *     * `watch` - Watch the newest tag or a branch head
+         * @enum {string}
+         */
+        BisectScheduleKindEnum: "once" | "nightly" | "watch";
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `found` - Found
+         *     * `ambiguous` - Ambiguous (only skipped commits left)
+         *     * `failed` - Failed
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        BisectStatusEnum: "queued" | "running" | "found" | "ambiguous" | "failed" | "cancelled";
+        BisectStep: {
+            /** @description Step id. */
+            readonly id: number;
+            /** @description 0, 1, ... in the order run. */
+            readonly index: number;
+            /** @description 0; 1 or more when a commit is run again. */
+            readonly attempt: number;
+            /** @description Candidate commit; empty until a worker picks it. */
+            readonly commit: string;
+            /** @description Its subject line. */
+            readonly title: string;
+            /**
+             * @description Where the step is.
+             *
+             *     * `queued` - Queued
+             *     * `running` - Running
+             *     * `done` - Done
+             *     * `cancelled` - Cancelled
+             */
+            readonly status: components["schemas"]["BisectStepStatusEnum"];
+            /**
+             * @description The step's verdict once done.
+             *
+             *     * `` - None yet
+             *     * `good` - Good
+             *     * `bad` - Bad
+             *     * `skip` - Skip (untestable)
+             *     * `error` - Error
+             *     * `inconclusive` - Inconclusive
+             */
+            readonly verdict: components["schemas"]["BisectStepVerdictEnum"] | components["schemas"]["BlankEnum"];
+            /** @description How the runs combined into the verdict. */
+            readonly reason: string;
+            /** @description Each run of the reproducer. */
+            readonly runs: components["schemas"]["Run"][];
+            /** @description Revisions that could be the first bad one at this step. */
+            readonly revisions_left: number | null;
+            /**
+             * Format: double
+             * @description Seconds, all runs.
+             */
+            readonly duration: number | null;
+            /** @description Times a worker claimed it (2+: a worker died). */
+            readonly claims: number;
+            /** @description Host of the worker that ran it last. */
+            readonly worker: string;
+            /**
+             * Format: date-time
+             * @description When it was queued.
+             */
+            readonly queued_at: string;
+            /**
+             * Format: date-time
+             * @description When a worker last took it.
+             */
+            readonly started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
+            readonly finished_at: string | null;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        BisectStepStatusEnum: "queued" | "running" | "done" | "cancelled";
+        /**
+         * @description * `` - None yet
+         *     * `good` - Good
+         *     * `bad` - Bad
+         *     * `skip` - Skip (untestable)
+         *     * `error` - Error
+         *     * `inconclusive` - Inconclusive
+         * @enum {string}
+         */
+        BisectStepVerdictEnum: "good" | "bad" | "skip" | "error" | "inconclusive";
+        /** @enum {unknown} */
+        BlankEnum: "";
+        /**
+         * @description * `above_is_bad` - Above the threshold is bad
+         *     * `below_is_bad` - Below the threshold is bad
+         * @enum {string}
+         */
+        DirectionEnum: "above_is_bad" | "below_is_bad";
         Event: {
             /** @description Event id; increases over time. */
             readonly id: number;
@@ -365,6 +897,7 @@ export interface components {
              *     * `bisect_finished` - Bisect finished
              *     * `bisect_failed` - Bisect failed
              *     * `bisect_cancelled` - Bisect cancelled
+             *     * `bisect_scheduled` - Bisect schedule changed
              */
             readonly kind: components["schemas"]["KindEnum"];
             /** @description Who did it; null for the system. */
@@ -402,11 +935,23 @@ export interface components {
             /** @description What the latest analysis read (packets, bytes, ...). */
             readonly summary: unknown;
         };
+        /**
+         * @description * `capture` - capture
+         *     * `strace` - strace
+         *     * `kernel_versions` - kernel_versions
+         *     * `sysctl` - sysctl
+         *     * `counters` - counters
+         *     * `sockets` - sockets
+         *     * `latency` - latency
+         *     * `app_config` - app_config
+         * @enum {string}
+         */
+        EvidenceKindKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
         Finding: {
             /** @description Finding id. */
             readonly id: number;
-            /** @description The evidence it was found in. */
-            readonly evidence: number;
+            /** @description The evidence it was found in; null when across several. */
+            readonly evidence: number | null;
             /** @description Stable id of what was found, e.g. tcp.syn_retransmit. */
             readonly kind: string;
             /** @description Tells apart findings of one kind (e.g. a connection). */
@@ -451,6 +996,20 @@ export interface components {
          * @enum {string}
          */
         FindingSeverityEnum: "info" | "low" | "medium" | "high";
+        FirstBad: {
+            /** @description Commit id. */
+            id: string;
+            /** @description Subject line. */
+            title: string;
+            /** @description Name <email>. */
+            author: string;
+            /** @description Author date, ISO 8601. */
+            date: string;
+            /** @description Files it changed. */
+            files: string[];
+            /** @description Whether it touches the path filter (null: none). */
+            touches_path: boolean | null;
+        };
         Incident: {
             /** @description Incident id. */
             readonly id: number;
@@ -525,6 +1084,18 @@ export interface components {
          * @enum {string}
          */
         IncidentStatusEnum: "open" | "mitigated" | "resolved";
+        KernelTag: {
+            /** @description What was given. */
+            input: string;
+            /** @description The kernel release found in it. */
+            release: string;
+            /** @description Upstream tag to use as a good or bad ref, e.g. v6.6.10. */
+            tag: string;
+            /** @description False when the tag is only the upstream base (distribution kernels that keep X.Y.0). */
+            exact: boolean;
+            /** @description What kind of release it is. */
+            note: string;
+        };
         /**
          * @description * `incident_opened` - Incident opened
          *     * `incident_updated` - Incident updated
@@ -540,9 +1111,10 @@ export interface components {
          *     * `bisect_finished` - Bisect finished
          *     * `bisect_failed` - Bisect failed
          *     * `bisect_cancelled` - Bisect cancelled
+         *     * `bisect_scheduled` - Bisect schedule changed
          * @enum {string}
          */
-        KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled";
+        KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled" | "bisect_scheduled";
         /**
          * @description * `neighbours` - Neighbours
          *     * `network` - Network
@@ -569,6 +1141,33 @@ export interface components {
             /** @description The note. */
             text: string;
         };
+        /**
+         * @description * `stop` - Stop the job
+         *     * `skip` - Skip the commit
+         * @enum {string}
+         */
+        OnErrorEnum: "stop" | "skip";
+        /**
+         * @description * `retry_then_skip` - Run the step once more, then skip the commit
+         *     * `skip` - Skip the commit
+         * @enum {string}
+         */
+        OnInconclusiveEnum: "retry_then_skip" | "skip";
+        PatchedEvidenceKindRequest: {
+            /**
+             * @description The kind to read the file as, when detection from the content got it wrong.
+             *
+             *     * `capture` - capture
+             *     * `strace` - strace
+             *     * `kernel_versions` - kernel_versions
+             *     * `sysctl` - sysctl
+             *     * `counters` - counters
+             *     * `sockets` - sockets
+             *     * `latency` - latency
+             *     * `app_config` - app_config
+             */
+            kind?: components["schemas"]["EvidenceKindKindEnum"];
+        };
         PatchedIncidentUpdateRequest: {
             /** @description Short title. */
             title?: string;
@@ -592,6 +1191,141 @@ export interface components {
              */
             status?: components["schemas"]["IncidentStatusEnum"];
         };
+        /** @description The reproducer and how to judge it: shared by jobs and schedules. */
+        PatchedScheduleInputRequest: {
+            /** @description Git repository: a URL or a path on the workers (e.g. a kernel mirror). */
+            repo?: string;
+            /**
+             * @description Only commits touching this path.
+             * @default
+             */
+            path: string;
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            command?: string;
+            /**
+             * @description Runs per step, combined by the agreement rule.
+             * @default 1
+             */
+            repeats: number;
+            /**
+             * Format: double
+             * @description Share of the runs that must agree for good/bad (above 0.5; 0.8 = 4 of 5).
+             * @default 0.8
+             */
+            min_agreement: number;
+            /**
+             * @description exit_code: 0 good, 125 skip, 1-127 bad; metric: a printed name=value against a threshold.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             * @default exit_code
+             */
+            rule: components["schemas"]["RuleEnum"];
+            /**
+             * @description Metric name (rule metric).
+             * @default
+             */
+            metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold (rule metric).
+             */
+            threshold?: number | null;
+            /**
+             * @description Which side of the threshold is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             * @default above_is_bad
+             */
+            direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Wall-time limit of one run, in seconds.
+             * @default 3600
+             */
+            step_timeout: number;
+            /** @description Address-space limit per run (MiB). */
+            memory_limit_mb?: number | null;
+            /**
+             * @description When the runs do not agree: run once more then skip, or skip at once.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             * @default retry_then_skip
+             */
+            on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description When a step errors: stop or skip the commit.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             * @default stop
+             */
+            on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Where the reproducer runs.
+             *
+             *     * `local` - On the worker
+             * @default local
+             */
+            runner: components["schemas"]["RunnerEnum"];
+            /** @description A name for people. */
+            name?: string;
+            /**
+             * @description once (at start_at), nightly (in a window), watch (a tag or branch).
+             *
+             *     * `once` - Start once at a time
+             *     * `nightly` - Start every night in a window
+             *     * `watch` - Watch the newest tag or a branch head
+             */
+            kind?: components["schemas"]["BisectScheduleKindEnum"];
+            /**
+             * @description Disabled schedules never fire.
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description once/nightly: the good ref.
+             * @default
+             */
+            good: string;
+            /**
+             * @description once/nightly: the bad ref.
+             * @default
+             */
+            bad: string;
+            /**
+             * Format: date-time
+             * @description once: when.
+             */
+            start_at?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when the window opens (UTC).
+             */
+            window_start?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when it closes (UTC); earlier than the start: the next day. A job starts inside it.
+             */
+            window_end?: string | null;
+            /**
+             * @description watch: test the newest tag matching this glob (version order), e.g. v6.*.
+             * @default
+             */
+            tag_pattern: string;
+            /**
+             * @description watch: or test this branch's head.
+             * @default
+             */
+            branch: string;
+            /**
+             * @description watch: minutes between checks.
+             * @default 60
+             */
+            interval_minutes: number;
+        };
         PatchedVerdictRequest: {
             /**
              * @description The new verdict.
@@ -605,6 +1339,52 @@ export interface components {
             /** @description Why. Required: a verdict without a rationale is refused. */
             rationale?: string;
         };
+        Progress: {
+            /** @description Steps recorded. */
+            steps_done: number;
+            /** @description Commits that can still be the first bad one. */
+            revisions_left: number | null;
+            /** @description Estimated steps left: ceil(log2(revisions left)), more if commits are skipped. */
+            steps_left: number | null;
+            /**
+             * Format: double
+             * @description Mean duration of a step so far.
+             */
+            mean_step_seconds: number | null;
+            /**
+             * Format: double
+             * @description Estimated time left: mean step x steps left.
+             */
+            seconds_left: number | null;
+        };
+        /**
+         * @description * `exit_code` - Exit code (git bisect run)
+         *     * `metric` - Measured value against a threshold
+         * @enum {string}
+         */
+        RuleEnum: "exit_code" | "metric";
+        Run: {
+            /** @description Exit status; negative: a signal; null: none. */
+            exit_code: number | null;
+            /** @description Killed at the step timeout. */
+            timed_out: boolean;
+            /**
+             * Format: double
+             * @description Seconds.
+             */
+            duration: number;
+            /** @description The end of its stdout. */
+            stdout_tail: string;
+            /** @description The end of its stderr. */
+            stderr_tail: string;
+            /**
+             * Format: double
+             * @description The value it printed for the metric.
+             */
+            metric_value: number | null;
+            /** @description Why it could not be judged (timeout, start failure). */
+            error: string | null;
+        };
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
@@ -614,6 +1394,353 @@ export interface components {
          */
         RunStatusEnum: "queued" | "running" | "done" | "failed";
         /**
+         * @description * `local` - On the worker
+         * @enum {string}
+         */
+        RunnerEnum: "local";
+        /** @description The reproducer and how to judge it: shared by jobs and schedules. */
+        Schedule: {
+            /** @description Git repository: a URL or a path on the workers (e.g. a kernel mirror). */
+            repo: string;
+            /**
+             * @description Only commits touching this path.
+             * @default
+             */
+            path: string;
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            command: string;
+            /**
+             * @description Runs per step, combined by the agreement rule.
+             * @default 1
+             */
+            repeats: number;
+            /**
+             * Format: double
+             * @description Share of the runs that must agree for good/bad (above 0.5; 0.8 = 4 of 5).
+             * @default 0.8
+             */
+            min_agreement: number;
+            /**
+             * @description exit_code: 0 good, 125 skip, 1-127 bad; metric: a printed name=value against a threshold.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             * @default exit_code
+             */
+            rule: components["schemas"]["RuleEnum"];
+            /**
+             * @description Metric name (rule metric).
+             * @default
+             */
+            metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold (rule metric).
+             */
+            threshold?: number | null;
+            /**
+             * @description Which side of the threshold is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             * @default above_is_bad
+             */
+            direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Wall-time limit of one run, in seconds.
+             * @default 3600
+             */
+            step_timeout: number;
+            /** @description Address-space limit per run (MiB). */
+            memory_limit_mb?: number | null;
+            /**
+             * @description When the runs do not agree: run once more then skip, or skip at once.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             * @default retry_then_skip
+             */
+            on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description When a step errors: stop or skip the commit.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             * @default stop
+             */
+            on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Where the reproducer runs.
+             *
+             *     * `local` - On the worker
+             * @default local
+             */
+            runner: components["schemas"]["RunnerEnum"];
+            /** @description A name for people. */
+            name: string;
+            /**
+             * @description once (at start_at), nightly (in a window), watch (a tag or branch).
+             *
+             *     * `once` - Start once at a time
+             *     * `nightly` - Start every night in a window
+             *     * `watch` - Watch the newest tag or a branch head
+             */
+            kind: components["schemas"]["BisectScheduleKindEnum"];
+            /**
+             * @description Disabled schedules never fire.
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description once/nightly: the good ref.
+             * @default
+             */
+            good: string;
+            /**
+             * @description once/nightly: the bad ref.
+             * @default
+             */
+            bad: string;
+            /**
+             * Format: date-time
+             * @description once: when.
+             */
+            start_at?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when the window opens (UTC).
+             */
+            window_start?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when it closes (UTC); earlier than the start: the next day. A job starts inside it.
+             */
+            window_end?: string | null;
+            /**
+             * @description watch: test the newest tag matching this glob (version order), e.g. v6.*.
+             * @default
+             */
+            tag_pattern: string;
+            /**
+             * @description watch: or test this branch's head.
+             * @default
+             */
+            branch: string;
+            /**
+             * @description watch: minutes between checks.
+             * @default 60
+             */
+            interval_minutes: number;
+            /** @description Schedule id. */
+            readonly id: number;
+            /** @description Incident it belongs to. */
+            readonly incident: number;
+            /** @description Who added it. */
+            readonly created_by: string | null;
+            /**
+             * @description watch: the last verdict (bad once a bisect started).
+             *
+             *     * `unknown` - Not checked yet
+             *     * `good` - Good
+             *     * `bad` - Bad (a bisect was started)
+             */
+            readonly state: components["schemas"]["StateEnum"];
+            /** @description watch: last tag or branch found good. */
+            readonly last_good_ref: string;
+            /** @description watch: its commit. */
+            readonly last_good_commit: string;
+            /** @description watch: last ref tested. */
+            readonly last_checked_ref: string;
+            /** @description watch: its commit. */
+            readonly last_checked_commit: string;
+            /**
+             * Format: date-time
+             * @description watch: when.
+             */
+            readonly last_checked_at: string | null;
+            /** @description The last 10 firings, newest first. */
+            readonly firings: components["schemas"]["ScheduleFiring"][];
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            readonly created_at: string;
+        };
+        ScheduleFiring: {
+            /** @description Firing id. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description The period it fired for (its unique key).
+             */
+            readonly planned_for: string;
+            /**
+             * @description Where it is.
+             *
+             *     * `queued` - Queued
+             *     * `running` - Running
+             *     * `done` - Done
+             *     * `failed` - Failed
+             */
+            readonly status: components["schemas"]["RunStatusEnum"];
+            /** @description Watch: the tag or branch tested. */
+            readonly ref: string;
+            /** @description Watch: the commit tested. */
+            readonly commit: string;
+            /** @description Watch: good, bad, skip, error or inconclusive. */
+            readonly verdict: string;
+            /** @description What happened, in words. */
+            readonly detail: string;
+            /** @description Id of the bisect it started, if any. */
+            readonly bisect: number | null;
+            /**
+             * Format: date-time
+             * @description When it fired.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description When it finished.
+             */
+            readonly finished_at: string | null;
+        };
+        /** @description The reproducer and how to judge it: shared by jobs and schedules. */
+        ScheduleInputRequest: {
+            /** @description Git repository: a URL or a path on the workers (e.g. a kernel mirror). */
+            repo: string;
+            /**
+             * @description Only commits touching this path.
+             * @default
+             */
+            path: string;
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            command: string;
+            /**
+             * @description Runs per step, combined by the agreement rule.
+             * @default 1
+             */
+            repeats: number;
+            /**
+             * Format: double
+             * @description Share of the runs that must agree for good/bad (above 0.5; 0.8 = 4 of 5).
+             * @default 0.8
+             */
+            min_agreement: number;
+            /**
+             * @description exit_code: 0 good, 125 skip, 1-127 bad; metric: a printed name=value against a threshold.
+             *
+             *     * `exit_code` - Exit code (git bisect run)
+             *     * `metric` - Measured value against a threshold
+             * @default exit_code
+             */
+            rule: components["schemas"]["RuleEnum"];
+            /**
+             * @description Metric name (rule metric).
+             * @default
+             */
+            metric: string;
+            /**
+             * Format: double
+             * @description Metric threshold (rule metric).
+             */
+            threshold?: number | null;
+            /**
+             * @description Which side of the threshold is bad.
+             *
+             *     * `above_is_bad` - Above the threshold is bad
+             *     * `below_is_bad` - Below the threshold is bad
+             * @default above_is_bad
+             */
+            direction: components["schemas"]["DirectionEnum"];
+            /**
+             * Format: double
+             * @description Wall-time limit of one run, in seconds.
+             * @default 3600
+             */
+            step_timeout: number;
+            /** @description Address-space limit per run (MiB). */
+            memory_limit_mb?: number | null;
+            /**
+             * @description When the runs do not agree: run once more then skip, or skip at once.
+             *
+             *     * `retry_then_skip` - Run the step once more, then skip the commit
+             *     * `skip` - Skip the commit
+             * @default retry_then_skip
+             */
+            on_inconclusive: components["schemas"]["OnInconclusiveEnum"];
+            /**
+             * @description When a step errors: stop or skip the commit.
+             *
+             *     * `stop` - Stop the job
+             *     * `skip` - Skip the commit
+             * @default stop
+             */
+            on_error: components["schemas"]["OnErrorEnum"];
+            /**
+             * @description Where the reproducer runs.
+             *
+             *     * `local` - On the worker
+             * @default local
+             */
+            runner: components["schemas"]["RunnerEnum"];
+            /** @description A name for people. */
+            name: string;
+            /**
+             * @description once (at start_at), nightly (in a window), watch (a tag or branch).
+             *
+             *     * `once` - Start once at a time
+             *     * `nightly` - Start every night in a window
+             *     * `watch` - Watch the newest tag or a branch head
+             */
+            kind: components["schemas"]["BisectScheduleKindEnum"];
+            /**
+             * @description Disabled schedules never fire.
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description once/nightly: the good ref.
+             * @default
+             */
+            good: string;
+            /**
+             * @description once/nightly: the bad ref.
+             * @default
+             */
+            bad: string;
+            /**
+             * Format: date-time
+             * @description once: when.
+             */
+            start_at?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when the window opens (UTC).
+             */
+            window_start?: string | null;
+            /**
+             * Format: time
+             * @description nightly: when it closes (UTC); earlier than the start: the next day. A job starts inside it.
+             */
+            window_end?: string | null;
+            /**
+             * @description watch: test the newest tag matching this glob (version order), e.g. v6.*.
+             * @default
+             */
+            tag_pattern: string;
+            /**
+             * @description watch: or test this branch's head.
+             * @default
+             */
+            branch: string;
+            /**
+             * @description watch: minutes between checks.
+             * @default 60
+             */
+            interval_minutes: number;
+        };
+        /**
          * @description * `sev1` - SEV1
          *     * `sev2` - SEV2
          *     * `sev3` - SEV3
@@ -621,6 +1748,13 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "sev1" | "sev2" | "sev3" | "sev4";
+        /**
+         * @description * `unknown` - Not checked yet
+         *     * `good` - Good
+         *     * `bad` - Bad (a bisect was started)
+         * @enum {string}
+         */
+        StateEnum: "unknown" | "good" | "bad";
         Step: {
             /**
              * @description Checklist step.
@@ -803,6 +1937,28 @@ export interface operations {
             };
         };
     };
+    bisects_kernel_tags_list: {
+        parameters: {
+            query: {
+                /** @description uname -r values (or uname -a lines), e.g. 6.6.10-1-aws; repeat for several. */
+                release: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KernelTag"][];
+                };
+            };
+        };
+    };
     incidents_list: {
         parameters: {
             query?: {
@@ -897,6 +2053,254 @@ export interface operations {
             };
         };
     };
+    incidents_bisect_schedules_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"][];
+                };
+            };
+        };
+    };
+    incidents_bisect_schedules_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduleInputRequest"];
+                "multipart/form-data": components["schemas"]["ScheduleInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+        };
+    };
+    incidents_bisect_schedules_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+        };
+    };
+    incidents_bisect_schedules_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    incidents_bisect_schedules_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedScheduleInputRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedScheduleInputRequest"];
+                "multipart/form-data": components["schemas"]["PatchedScheduleInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+        };
+    };
+    incidents_bisects_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectJob"][];
+                };
+            };
+        };
+    };
+    incidents_bisects_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BisectCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["BisectCreateRequest"];
+                "multipart/form-data": components["schemas"]["BisectCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectDetail"];
+                };
+            };
+        };
+    };
+    incidents_bisects_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bisect_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectDetail"];
+                };
+            };
+        };
+    };
+    incidents_bisects_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bisect_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectDetail"];
+                };
+            };
+            /** @description The job already ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    incidents_bisects_steps_retry_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bisect_id: number;
+                incident_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BisectStep"];
+                };
+            };
+            /** @description Only the last step of a failed bisect can be retried. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     incidents_checklist_list: {
         parameters: {
             query?: never;
@@ -978,6 +2382,34 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evidence"];
+                };
+            };
+        };
+    };
+    incidents_evidence_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedEvidenceKindRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedEvidenceKindRequest"];
+                "multipart/form-data": components["schemas"]["PatchedEvidenceKindRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {

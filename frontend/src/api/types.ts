@@ -44,3 +44,20 @@ export type NoteCreate = Body<paths['/api/incidents/{incident_id}/notes/']['post
 /** Paths used outside openapi-fetch (the XHR upload, download links); `satisfies` keeps them in the schema. */
 export const UPLOAD_PATH = '/api/incidents/{incident_id}/evidence/upload/' satisfies keyof paths;
 export const DOWNLOAD_PATH = '/api/incidents/{incident_id}/evidence/{evidence_id}/download/' satisfies keyof paths;
+
+export type Bisect = Ok<paths['/api/incidents/{incident_id}/bisects/{bisect_id}/']['get']>;
+export type BisectSummary = Ok<paths['/api/incidents/{incident_id}/bisects/']['get']>[number];
+export type BisectCreate = Body<paths['/api/incidents/{incident_id}/bisects/']['post']>;
+export type BisectStatus = BisectSummary['status'];
+export type BisectStep = Bisect['steps'][number];
+export type BisectRun = BisectStep['runs'][number];
+export type StepVerdict = BisectStep['verdict'];
+export type FirstBadCommit = NonNullable<BisectSummary['first_bad']>;
+export type VerdictRule = NonNullable<BisectCreate['rule']>;
+export type MetricDirection = NonNullable<BisectCreate['direction']>;
+export type KernelTag = Ok<paths['/api/bisects/kernel-tags/']['get']>[number];
+
+export type BisectSchedule = Ok<paths['/api/incidents/{incident_id}/bisect-schedules/{schedule_id}/']['get']>;
+export type ScheduleCreate = Body<paths['/api/incidents/{incident_id}/bisect-schedules/']['post']>;
+export type ScheduleUpdate = Body<paths['/api/incidents/{incident_id}/bisect-schedules/{schedule_id}/']['patch']>;
+export type ScheduleKind = BisectSchedule['kind'];

@@ -4,6 +4,7 @@ import { NotFound } from '@/components/not-found';
 
 import { AppLayout } from './layout';
 import { ApiTokenRoute } from './routes/api-token';
+import { BisectRoute } from './routes/bisect';
 import { IncidentRoute } from './routes/incident';
 import { IncidentsRoute } from './routes/incidents';
 import { NewIncidentRoute } from './routes/new-incident';
@@ -20,6 +21,7 @@ export function AppRoutes() {
           <Route path="/incidents" element={<IncidentsRoute />} />
           <Route path="/incidents/new" element={<NewIncidentRoute />} />
           <Route path="/incidents/:incidentId" element={<IncidentRoute />} />
+          <Route path="/incidents/:incidentId/bisects/:bisectId" element={<BisectRoute />} />
           <Route path="/api-token" element={<ApiTokenRoute />} />
           <Route path="*" element={<NotFound />} />
         </Route>

@@ -1,4 +1,4 @@
-import type { ChecklistStep, Evidence, Finding } from '@/api/types';
+import type { Bisect, BisectStep, ChecklistStep, Evidence, Finding } from '@/api/types';
 
 export function makeFinding(overrides: Partial<Finding> = {}): Finding {
   return {
@@ -62,6 +62,77 @@ export function makeRun(overrides: Partial<Run> = {}): Run {
     engine_version: '',
     error: '',
     error_offset: null,
+    error_line: null,
+    forced_kind: '',
+    ...overrides,
+  };
+}
+
+export function makeBisectStep(overrides: Partial<BisectStep> = {}): BisectStep {
+  return {
+    id: 100,
+    index: 0,
+    attempt: 0,
+    commit: 'c0ffee1234567890c0ffee1234567890c0ffee12',
+    title: 'net: tcp: tweak the receive window',
+    status: 'done',
+    verdict: 'good',
+    reason: '1 of 1 runs good',
+    runs: [
+      {
+        exit_code: 0,
+        timed_out: false,
+        duration: 1.5,
+        stdout_tail: 'transfer_seconds=4.1\n',
+        stderr_tail: '',
+        metric_value: null,
+        error: null,
+      },
+    ],
+    revisions_left: 32,
+    duration: 1.5,
+    claims: 1,
+    worker: 'worker-1',
+    queued_at: '2024-05-01T10:00:00Z',
+    started_at: '2024-05-01T10:00:01Z',
+    finished_at: '2024-05-01T10:00:02Z',
+    ...overrides,
+  };
+}
+
+export function makeBisect(overrides: Partial<Bisect> = {}): Bisect {
+  return {
+    id: 3,
+    incident: 7,
+    status: 'running',
+    finished: false,
+    good: 'v6.5.13',
+    bad: 'v6.6.10',
+    repo: '/srv/linux.git',
+    path: 'net/ipv4',
+    command: './repro.sh',
+    repeats: 1,
+    min_agreement: 0.8,
+    rule: 'exit_code',
+    metric: '',
+    threshold: null,
+    direction: 'above_is_bad',
+    step_timeout: 3600,
+    memory_limit_mb: null,
+    on_inconclusive: 'retry_then_skip',
+    on_error: 'stop',
+    runner: 'local',
+    started_by: 'alice',
+    schedule: null,
+    progress: { steps_done: 0, revisions_left: 64, steps_left: 6, mean_step_seconds: null, seconds_left: null },
+    first_bad: null,
+    possible_first_bad: [],
+    created_at: '2024-05-01T10:00:00Z',
+    started_at: null,
+    finished_at: null,
+    error: '',
+    steps: [],
+    log: '',
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -7,7 +7,9 @@ import { Loading } from '@/components/loading';
 import { NotFound } from '@/components/not-found';
 import { isNotFound } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
+import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { Checklist } from '@/features/checklist/components/checklist';
+import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
 import { EvidenceSection } from '@/features/evidence/components/evidence-section';
 import { FindingList } from '@/features/findings/components/finding-list';
 import { incidentKeys, incidentQueryOptions } from '@/features/incidents/api/incidents-api';
@@ -18,6 +20,9 @@ import { Timeline } from '@/features/timeline/components/timeline';
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
   const incident = useQuery(incidentQueryOptions(incidentId));
+  // Shared with the evidence section (same query): the bisect form prefills from kernel versions in it.
+  const evidence = useQuery(evidenceListQueryOptions(incidentId));
+  const [bisectFormOpen, setBisectFormOpen] = useState(false);
 
   // The timeline is the incident's event stream: when it brings anything new (a teammate's upload,
   // a finished analysis, a verdict), refresh everything else about the incident.
@@ -43,7 +48,29 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
       <div className="incident__columns">
         <div className="incident__main">
           <EvidenceSection incidentId={incidentId} />
-          <Checklist incidentId={incidentId} renderFindings={(findings) => <FindingList findings={findings} />} />
+          <Checklist
+            incidentId={incidentId}
+            renderFindings={(findings) => <FindingList findings={findings} />}
+            renderStepActions={(layer) =>
+              layer === 'kernel' && (
+                <button
+                  type="button"
+                  className="button button--small"
+                  onClick={() => {
+                    setBisectFormOpen(true);
+                  }}
+                >
+                  Start a bisect
+                </button>
+              )
+            }
+          />
+          <BisectsSection
+            incidentId={incidentId}
+            evidence={evidence.data ?? []}
+            formOpen={bisectFormOpen}
+            onFormOpenChange={setBisectFormOpen}
+          />
         </div>
         <aside className="incident__side" aria-label="Incident timeline">
           <Timeline incidentId={incidentId} onNewEvents={onNewEvents} />

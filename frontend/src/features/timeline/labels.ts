@@ -15,4 +15,5 @@ export const EVENT_KIND_LABEL: Record<EventKind, string> = {
   bisect_finished: 'bisect',
   bisect_failed: 'bisect failed',
   bisect_cancelled: 'bisect cancelled',
+  bisect_scheduled: 'bisect schedule',
 };

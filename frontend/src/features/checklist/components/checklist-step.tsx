@@ -12,12 +12,14 @@ interface ChecklistStepProps {
   step: Step;
   position: number;
   renderFindings: (findings: Finding[]) => ReactNode;
+  /** Actions that belong to this layer, shown under the step. */
+  actions?: ReactNode;
 }
 
 type Editing = { verdict?: Verdict; rationale?: string } | null;
 
 /** One layer of the checklist: verdict and why, the findings that speak to it, a suggestion, and what would settle it. */
-export function ChecklistStep({ incidentId, step, position, renderFindings }: ChecklistStepProps) {
+export function ChecklistStep({ incidentId, step, position, renderFindings, actions }: ChecklistStepProps) {
   const [editing, setEditing] = useState<Editing>(null);
   const id = useId();
   const label = LAYER_LABEL[step.layer];
@@ -105,6 +107,8 @@ export function ChecklistStep({ incidentId, step, position, renderFindings }: Ch
             {step.hint}
           </p>
         )}
+
+        {actions && <div className="step__actions">{actions}</div>}
       </section>
     </li>
   );

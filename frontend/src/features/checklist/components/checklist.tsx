@@ -3,7 +3,7 @@ import { type ReactNode, useId } from 'react';
 
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
-import type { Finding } from '@/api/types';
+import type { Finding, Layer } from '@/api/types';
 
 import { checklistQueryOptions } from '../api/checklist-api';
 import { LAYERS } from '../labels';
@@ -13,10 +13,12 @@ interface ChecklistProps {
   incidentId: number;
   /** How a step shows its findings; the app passes the findings feature's list. */
   renderFindings: (findings: Finding[]) => ReactNode;
+  /** Extra actions for a step (the app offers "Start a bisect" on the kernel step). */
+  renderStepActions?: (layer: Layer) => ReactNode;
 }
 
 /** Blame the neighbours → the network → the application → the kernel, always in that order. */
-export function Checklist({ incidentId, renderFindings }: ChecklistProps) {
+export function Checklist({ incidentId, renderFindings, renderStepActions }: ChecklistProps) {
   const checklist = useQuery(checklistQueryOptions(incidentId));
   const id = useId();
   const steps = checklist.data ? LAYERS.flatMap((layer) => checklist.data.filter((s) => s.layer === layer)) : undefined;
@@ -35,6 +37,7 @@ export function Checklist({ incidentId, renderFindings }: ChecklistProps) {
               step={step}
               position={index + 1}
               renderFindings={renderFindings}
+              actions={renderStepActions?.(step.layer)}
             />
           ))}
         </ol>

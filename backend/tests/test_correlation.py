@@ -1,0 +1,75 @@
+"""Evidence analysed together: seed 000's kernel upgrade with a pinned SO_RCVBUF, and kind correction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from analysis import services
+from analysis.models import AnalysisRun, Finding
+from evidence.services import receive_upload
+from tests.conftest import DATA, client_for
+
+SEED000 = DATA / "seed000"
+
+
+def upload_and_analyse(incident: Any, user: User, path: Path, name: str | None = None) -> Any:
+    with open(path, "rb") as stream:
+        evidence = receive_upload(
+            user=user, incident=incident, filename=name or path.name, stream=stream, content_length=None
+        )
+    run = AnalysisRun.objects.filter(evidence=evidence).latest("id")
+    services.execute_run(run_id=run.pk)
+    return evidence
+
+
+@pytest.mark.django_db
+def test_it_models_the_receive_window_across_kernel_and_strace_evidence(owner: User, incident: Any) -> None:
+    before = upload_and_analyse(incident, owner, SEED000 / "before.txt")
+    after = upload_and_analyse(incident, owner, SEED000 / "after.txt")
+    strace = upload_and_analyse(incident, owner, SEED000 / "client.strace")
+    assert [e.kind for e in (before, after, strace)] == ["kernel_versions", "kernel_versions", "strace"]
+
+    services.correlate(incident_id=incident.pk)
+
+    across = Finding.objects.filter(incident=incident, correlation__isnull=False)
+    model = across.get(kind="kernel.receive_window_model")
+    windows = {k["kernel"] if "kernel" in k else k.get("version"): k["window"] for k in model.data["kernels"]}
+    assert sorted(windows.values()) == [32768, 65536]
+    assert model.layer == "kernel" and model.evidence is None
+    assert {ref["evidence"] for ref in model.refs} <= {before.pk, after.pk, strace.pk}
+    assert across.filter(kind="kernel.known_change_in_range").exists()
+
+    steps = client_for(owner).get(f"/api/incidents/{incident.pk}/checklist/").json()
+    kernel = next(s for s in steps if s["layer"] == "kernel")
+    assert "kernel.receive_window_model" in [f["kind"] for f in kernel["findings"]]
+    assert kernel["suggestion"]["verdict"] == "suspect"
+
+    # Recomputing replaces, never doubles.
+    services.correlate(incident_id=incident.pk)
+    assert Finding.objects.filter(incident=incident, kind="kernel.receive_window_model").count() == 1
+
+
+@pytest.mark.django_db
+def test_it_analyses_a_file_again_as_the_kind_a_person_chose(owner: User, teammate: User, incident: Any) -> None:
+    evidence = upload_and_analyse(incident, owner, SEED000 / "client.strace", name="client.log")
+    client = client_for(teammate)
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+    assert client.patch(url, {"kind": "nonsense"}, format="json").status_code == 400
+    response = client.patch(url, {"kind": "sysctl"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["kind"] == "sysctl"
+    assert response.json()["analysis"]["status"] == "queued"
+    assert response.json()["analysis"]["forced_kind"] == "sysctl"
+    services.execute_run(run_id=response.json()["analysis"]["id"])
+    assert AnalysisRun.objects.filter(evidence=evidence).count() == 2
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    assert "client.log: kind strace → sysctl; analysing it again" in summaries
+    card = client.get(url).json()
+    assert card["kind"] == "sysctl"
+    # An strace read as sysctl: every line is reported bad, by line number, and nothing is lost.
+    assert card["analysis"]["error_line"] == 1
+    assert "not a 'name = value' line" in card["analysis"]["error"]
