@@ -26,4 +26,3 @@ def tshark_view(name: str) -> TsharkView:
         streams=len(rows),
         tcp_packets=sum(int(r["orig_pkts"]) + int(r["resp_pkts"]) for r in rows),
     )
-

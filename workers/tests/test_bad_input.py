@@ -20,6 +20,7 @@ from capture_builders import (
     tcp_segment,
 )
 from capture_testdata import CAPTURES
+
 from whodunnet.capture import CaptureAnalysis
 from whodunnet.capture.reader import CHUNK
 from whodunnet.engine import analyze

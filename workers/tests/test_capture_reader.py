@@ -20,6 +20,7 @@ from capture_builders import (
     tcp_segment,
 )
 from capture_testdata import CAPTURES, tshark_view
+
 from whodunnet.capture import CaptureAnalysis
 
 # name: (total packets per capinfos, format, compressed, link types)

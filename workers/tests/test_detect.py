@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from capture_testdata import CAPTURES
+
 from whodunnet import detect
 from whodunnet.detect import sniff, sniff_gzip_inner, text_kind
 from whodunnet.errors import MalformedInput

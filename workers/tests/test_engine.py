@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from capture_testdata import CAPTURES
+
 from whodunnet import ENGINE_VERSION
 from whodunnet.engine import analyze
 
@@ -23,7 +24,8 @@ def test_it_returns_one_evidence_entry_per_file_and_a_summary_finding_per_captur
 
 
 def test_it_titles_the_summary_with_packets_time_and_connections() -> None:
-    (finding,) = analyze([CAPTURES / "echo-connections.pcap.gz"]).findings
+    findings = analyze([CAPTURES / "echo-connections.pcap.gz"]).findings
+    (finding,) = [f for f in findings if f.kind == "capture.summary"]
     assert finding.title == "82,582 packets over 6.5 s, 500 TCP connections"
     assert finding.layer == "network" and finding.severity == "info"
     assert "82,582" in finding.explanation and "gzip" in finding.explanation
@@ -48,8 +50,8 @@ def test_it_reports_progress_from_zero_to_one_at_most_ten_times_a_second() -> No
 
 def test_it_result_is_json_ready() -> None:
     data = analyze([CAPTURES / "pptp.pcap"]).to_json()
-    assert set(data) == {"engine_version", "evidence", "findings"}
-    assert set(data["evidence"][0]) == {"path", "kind", "summary", "error"}
+    assert set(data) == {"engine_version", "evidence", "findings", "capture_pairs"}
+    assert set(data["evidence"][0]) == {"path", "kind", "summary", "error", "connections"}
     assert set(data["evidence"][0]["summary"]) == {
         "format",
         "compressed",

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from capture_testdata import CAPTURES
+
 from whodunnet.engine import analyze
 
 SOURCES = [

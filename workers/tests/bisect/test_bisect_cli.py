@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from bisect_testrepo import PlantedRepo
+
 from whodunnet.bisect.cli import register
 
 

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from bisect_testrepo import PlantedRepo
+
 from whodunnet.bisect.driver import drive, run_bisect
 from whodunnet.bisect.repo import RepoCache
 from whodunnet.bisect.runner import LocalRunner

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from whodunnet.bisect.errors import SpecError
 from whodunnet.bisect.runner import TAIL_BYTES, LocalRunner, RunOutcome, parse_metric
 from whodunnet.bisect.spec import BisectSpec, ExitCodeRule, MetricRule

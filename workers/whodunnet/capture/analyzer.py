@@ -1,7 +1,8 @@
-"""The capture analyzer: one pcap/pcapng (plain or gzip) → summary + ``capture.summary``.
+"""The capture analyzer: one pcap/pcapng (plain or gzip) → summary, connection table, findings.
 
-This is phase 1 of the capture engine: the streaming reader and the connection table
-that later analyzers (handshakes, retransmissions, windows) will grow from.
+One streaming pass builds the per-connection state (``tcp.TcpTable``); the table rows
+(``connections.Connection``) and the TCP findings (``findings``) are derived from it after
+the pass, also when reading broke part way (the partial table is still analysed).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from whodunnet.capture.connections import Connection, build_table
+from whodunnet.capture.findings import tcp_findings
 from whodunnet.capture.reader import CaptureReader, linktype_name
 from whodunnet.capture.source import open_capture
 from whodunnet.capture.tcp import TcpTable
@@ -58,6 +61,10 @@ class CaptureAnalysis:
             opened.close()
         return self.summary()
 
+    def connections(self) -> tuple[Connection, ...]:
+        """The connection table of what has been read so far."""
+        return build_table(self.table)
+
     def summary(self) -> Summary:
         """The summary of what has been read so far (the issue-2 evidence card)."""
         r = self.reader
@@ -99,9 +106,9 @@ def analyze_capture(
         if summary.get("compressed") and exc.offset is not None:
             message += " (offset counted in the decompressed data)"
         error = ErrorInfo(message=message, offset=exc.offset, line=exc.line)
-    return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error), [
-        summary_finding(index, summary, error)
-    ]
+    conns = analysis.connections()
+    findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
+    return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings
 
 
 def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:

@@ -45,6 +45,7 @@ LINKTYPE_NAMES: dict[int, str] = {
     105: "ieee802_11",
     127: "ieee802_11_radiotap",
     239: "nflog",
+    242: "ipoib",
     274: "ethernet_mpacket",
 }
 

@@ -185,4 +185,3 @@ def _size_of(raw: BinaryIO) -> int:
         raw.seek(here)
         return end
     return 0
-

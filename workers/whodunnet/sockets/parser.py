@@ -25,7 +25,7 @@ _SOCK = re.compile(
     r"^(?:(?P<netid>tcp|udp|u_str|raw|mptcp)\s+)?(?P<state>[A-Z][A-Z0-9-]*)\s+(?P<recvq>\d+)\s+(?P<sendq>\d+)\s+"
     r"(?P<local>\S+)\s+(?P<peer>\S+)(?:\s+(?P<rest>.*))?$"
 )
-_RATE = re.compile(r"^(?P<v>[\d.]+)(?P<u>[KMGT]?)bps$")
+_RATE = re.compile(r"^(?P<v>\d+(?:\.\d+)?)(?P<u>[KMGT]?)bps$")
 _KV = re.compile(r"^(?P<k>[a-z_]+):(?P<v>\S+)$")
 CONGESTION = frozenset({"cubic", "bbr", "bbr2", "bbr3", "reno", "dctcp", "vegas", "westwood", "htcp", "bic", "illinois", "hybla", "scalable", "yeah", "lp", "nv", "cdg", "highspeed", "veno"})  # noqa: E501  # fmt: skip
 RATE_WORDS = frozenset({"send", "pacing_rate", "delivery_rate"})
@@ -103,7 +103,7 @@ def parse_info(tokens: list[str], out: dict[str, Any]) -> None:
             elif k in ("minrtt", "rcv_rtt"):
                 out[k + "_ms"] = _f(v)
             elif k == "rwnd_limited" or k == "sndbuf_limited" or k == "busy":
-                ms = re.match(r"(\d+)ms(?:\(([\d.]+)%\))?", v)
+                ms = re.match(r"(\d+)ms(?:\((\d+(?:\.\d+)?)%\))?", v)
                 if ms:
                     out[k + "_ms"] = int(ms.group(1))
                     if ms.group(2):

@@ -1,0 +1,128 @@
+"""Capture engine speed: the full analysis vs tshark vs a bare record scan, on one file.
+
+    .venv/bin/python workers/bench/bench_capture.py CAPTURE [--gzip]
+    .venv/bin/python workers/bench/bench_capture.py --make 2000000 /tmp/bulk.pcap   # needs root
+
+``--make N`` captures about N packets of real kernel traffic: a bulk TCP transfer inside a
+fresh network namespace's loopback (MTU 1500, no offloads), written by tcpdump. Each timed
+step runs in its own process, so its peak RSS is its own. Prints one table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+STEP = r"""
+import sys, time, resource
+from pathlib import Path
+what, path = sys.argv[1], sys.argv[2]
+t = time.perf_counter()
+if what == "engine":
+    from whodunnet.engine import analyze
+    r = analyze([path])
+    n = r.evidence[0].summary["packets"]
+elif what == "scan":
+    from whodunnet.capture.reader import CaptureReader
+    from whodunnet.capture.source import open_capture
+    class Null:
+        def packet(self, *a): pass
+    o = open_capture(path, max_input_bytes=1 << 40)
+    rd = CaptureReader(o.stream, Null(), max_caplen=1 << 18)
+    rd.read()
+    n = rd.packets
+elif what == "inflate":
+    from whodunnet.capture.source import open_capture
+    o = open_capture(path, max_input_bytes=1 << 40)
+    n = 0
+    while o.stream.read(1 << 20):
+        pass
+print(time.perf_counter() - t, n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def run_step(what: str, path: Path) -> tuple[float, int, int]:
+    out = subprocess.run([sys.executable, "-c", STEP, what, str(path)], capture_output=True, text=True, check=True)
+    secs, n, rss = out.stdout.split()
+    return float(secs), int(n), int(rss)
+
+
+def run_tshark(path: Path) -> tuple[float, int]:
+    t = time.perf_counter()
+    subprocess.run(["tshark", "-n", "-q", "-z", "conv,tcp", "-r", str(path)], capture_output=True, check=True)
+    took = time.perf_counter() - t
+    return took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def make_capture(n: int, out: Path) -> None:
+    ns = f"wdn-bench-{uuid.uuid4().hex[:6]}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        ex = ["ip", "netns", "exec", ns]
+        subprocess.run([*ex, "ip", "link", "set", "lo", "mtu", "1500", "up"], check=True)
+        dump = subprocess.Popen([*ex, "tcpdump", "-i", "lo", "-w", str(out), "-s", "128", "-c", str(n), "tcp"])
+        time.sleep(1)
+        code = (
+            "import socket,threading\n"
+            "ls=socket.create_server(('127.0.0.1',9000))\n"
+            "def srv():\n c,_=ls.accept()\n while c.recv(1<<20): pass\n"
+            "threading.Thread(target=srv,daemon=True).start()\n"
+            "s=socket.create_connection(('127.0.0.1',9000)); b=bytes(1<<16)\n"
+            "try:\n while True: s.sendall(b)\nexcept OSError: pass\n"
+        )
+        gen = subprocess.Popen([*ex, sys.executable, "-c", code])
+        dump.wait()
+        gen.kill()
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("capture", type=Path)
+    ap.add_argument("--make", type=int, metavar="N", help="first capture about N packets of real traffic")
+    ap.add_argument("--gzip", action="store_true", help="also time a gzip of the capture")
+    args = ap.parse_args()
+    if args.make:
+        make_capture(args.make, args.capture)
+    path: Path = args.capture
+    size = path.stat().st_size
+    rows = []
+    eng = run_step("engine", path)
+    packets = eng[1]
+    scan = run_step("scan", path)
+    rows.append(("whodunnet full analysis", eng[0], eng[2]))
+    rows.append(("bare record scan (reader only)", scan[0], scan[2]))
+    if shutil.which("tshark"):
+        ts = run_tshark(path)
+        rows.append(("tshark -q -z conv,tcp", ts[0], ts[1]))
+    if args.gzip:
+        gz = path.with_suffix(path.suffix + ".gz")
+        with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
+            shutil.copyfileobj(f, g, 1 << 20)
+        rows.append(("whodunnet full analysis, gzip input", *_pick(run_step("engine", gz))))
+        rows.append(("inflate only (isal)", *_pick(run_step("inflate", gz))))
+        os.unlink(gz)
+    print(f"{path}: {packets:,} packets, {size / 1e6:,.0f} MB\n")
+    print(f"{'step':40} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'x tshark':>9}")
+    base = next((r[1] for r in rows if r[0].startswith("tshark")), None)
+    for name, secs, rss in rows:
+        ratio = f"{base / secs:8.1f}x" if base else "-"
+        rate, mbs = packets / secs / 1e6, size / secs / 1e6
+        print(f"{name:40} {secs:8.2f} {rate:8.2f} {mbs:8.1f} {rss / 1024:12.0f} {ratio:>9}")
+
+
+def _pick(r: tuple[float, int, int]) -> tuple[float, int]:
+    return r[0], r[2]
+
+
+if __name__ == "__main__":
+    main()

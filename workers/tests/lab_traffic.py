@@ -1,0 +1,148 @@
+"""Traffic for the network-lab tests, run inside a namespace: ``python lab_traffic.py ROLE ...``.
+
+Servers (run in the background until killed)::
+
+    server bulk PORT           send zeros as fast as the peer reads, until it goes away
+    server rr PORT SIZE        answer every 100-byte request with SIZE bytes
+Clients (print one line and exit)::
+
+    client deadline HOST PORT N RCVBUF SECONDS   N connections with SO_RCVBUF, each reading
+                                                 until SECONDS after its connect, then FIN
+    client connect HOST PORT N                   N short connections: connect, 1 request, close
+    client rr HOST PORT N ROUNDS SIZE            N connections x ROUNDS request/responses
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+
+REQUEST = b"q" * 100
+
+
+def server_bulk(port: int) -> None:
+    ls = socket.create_server(("0.0.0.0", port), backlog=64)
+    chunk = bytes(65536)
+
+    def feed(conn: socket.socket) -> None:
+        try:
+            while True:
+                conn.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=feed, args=(conn,), daemon=True).start()
+
+
+def server_rr(port: int, size: int) -> None:
+    ls = socket.create_server(("0.0.0.0", port), backlog=64)
+    answer = b"r" * size
+
+    def serve(conn: socket.socket) -> None:
+        try:
+            while True:
+                got = b""
+                while len(got) < len(REQUEST):
+                    data = conn.recv(len(REQUEST) - len(got))
+                    if not data:
+                        return
+                    got += data
+                conn.sendall(answer)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def client_deadline(host: str, port: int, n: int, rcvbuf: int, seconds: float) -> None:
+    got = [0] * n
+
+    def one(i: int) -> None:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.connect((host, port))
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            s.settimeout(left)
+            try:
+                data = s.recv(65536)
+            except TimeoutError:
+                break
+            if not data:
+                break
+            got[i] += len(data)
+        # The application gives up: FIN first (as a close with an empty queue would), then
+        # close with whatever arrived since, so later data is answered with RST.
+        s.shutdown(socket.SHUT_WR)
+        s.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(" ".join(map(str, got)))
+
+
+def client_connect(host: str, port: int, n: int) -> None:
+    def one() -> None:
+        with socket.create_connection((host, port), timeout=10) as s:
+            s.sendall(REQUEST)
+            s.recv(65536)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("ok")
+
+
+def client_rr(host: str, port: int, n: int, rounds: int, size: int) -> None:
+    def one() -> None:
+        with socket.create_connection((host, port), timeout=10) as s:
+            for _ in range(rounds):
+                s.sendall(REQUEST)
+                left = size
+                while left:
+                    data = s.recv(min(left, 65536))
+                    if not data:
+                        raise ConnectionError("server closed")
+                    left -= len(data)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("ok")
+
+
+def main() -> None:
+    role, kind, *rest = sys.argv[1:]
+    if role == "server" and kind == "bulk":
+        server_bulk(int(rest[0]))
+    elif role == "server" and kind == "rr":
+        server_rr(int(rest[0]), int(rest[1]))
+    elif role == "client" and kind == "deadline":
+        client_deadline(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), float(rest[4]))
+    elif role == "client" and kind == "connect":
+        client_connect(rest[0], int(rest[1]), int(rest[2]))
+    elif role == "client" and kind == "rr":
+        client_rr(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[4]))
+    else:
+        raise SystemExit(f"unknown: {role} {kind}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,707 @@
+"""TCP findings from one capture's connection table.
+
+Each ``*_finding`` function looks at the whole table and returns one finding (or None):
+the numbers, the connections behind it (refs, at most ``MAX_REFS``) and a ``data`` dict
+the backend and UI can use without parsing text. Kinds are stable; see PRODUCT.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from whodunnet.capture.connections import Connection, Direction, Role
+from whodunnet.model import Finding, Layer, Ref, Severity
+
+MAX_REFS = 20
+#: Connections listed in a finding's ``data``.
+MAX_DATA_ROWS = 100
+
+#: Share of a transfer's data packets with bytes in flight at the window to call it pinned.
+PINNED_SHARE_MIN = 0.5
+#: Throughput at or above this share of window / RTT counts as window-bound (receiver view).
+WINDOW_RATE_SHARE = 0.6
+#: Several connections closing at one age: at least this many, within this spread.
+TIMEOUT_MIN_CONNECTIONS = 3
+TIMEOUT_SPREAD = 0.2
+#: A retransmission rate worth a finding.
+RETRANS_RATE_MIN = 0.005
+RETRANS_COUNT_MIN = 3
+
+ROLES: tuple[Role, Role] = ("client", "server")
+
+
+def _other(role: Role) -> Role:
+    return "server" if role == "client" else "client"
+
+
+def fmt_bytes(n: float) -> str:
+    return f"{n:,.0f} bytes"
+
+
+def fmt_rate(bytes_per_s: float) -> str:
+    """Bytes per second in the unit people read: ``215 KB/s (1.7 Mbit/s)``."""
+    bits = bytes_per_s * 8
+    if bytes_per_s >= 1e9:
+        human = f"{bytes_per_s / 1e9:.2f} GB/s"
+    elif bytes_per_s >= 1e6:
+        human = f"{bytes_per_s / 1e6:.2f} MB/s"
+    else:
+        human = f"{bytes_per_s / 1e3:.1f} KB/s"
+    mbit = f"{bits / 1e6:.2f} Mbit/s" if bits < 1e9 else f"{bits / 1e9:.2f} Gbit/s"
+    return f"{human} ({mbit})"
+
+
+def fmt_s(seconds: float) -> str:
+    if seconds >= 10:
+        return f"{seconds:.1f} s"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.0f} ms" if seconds >= 0.01 else f"{seconds * 1000:.2f} ms"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _ref(index: int, c: Connection, label: str, packets: tuple[int, int] | None = None, time: Any = None) -> Ref:
+    return Ref(
+        evidence=index,
+        label=label,
+        connection=str(c.id),
+        packets=packets if packets is not None else (c.first_packet, c.last_packet),
+        time=time if time is not None else (c.first_time, c.last_time),
+    )
+
+
+def _finding(
+    kind: str, layer: Layer, severity: Severity, title: str, explanation: str, refs: list[Ref], index: int, **data: Any
+) -> Finding:
+    return Finding(
+        kind=kind,
+        layer=layer,
+        severity=severity,
+        title=title,
+        explanation=explanation,
+        refs=tuple(refs[:MAX_REFS]),
+        key=f"evidence-{index}",
+        data=data,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# handshakes
+
+
+def syn_stack(gaps: Sequence[float]) -> str:
+    """Which SYN retry schedule the gaps between SYNs fit."""
+    if not gaps:
+        return "unknown"
+    first = gaps[0]
+    if 0.8 <= first <= 1.5:
+        return "linux"  # initial RTO 1 s (RFC 6298), doubling: 1, 2, 4 ... s
+    if 2.5 <= first <= 3.6:
+        if len(gaps) < 2 or 5.0 <= gaps[1] <= 7.0:
+            return "windows"  # initial RTO 3 s, then 6 s (two retries by default)
+        return "3s-initial"
+    return "other"
+
+
+STACK_TEXT = {
+    "linux": "Linux's schedule (1 s, then doubling: 1-2-4 s)",
+    "windows": "Windows' schedule (3 s, then 6 s)",
+    "3s-initial": "a 3 s initial timeout (older stacks)",
+    "other": "no common stack's schedule",
+    "unknown": "an unknown schedule",
+}
+
+
+def _gaps(events: Sequence[Any]) -> list[float]:
+    return [round(b.time - a.time, 6) for a, b in itertools.pairwise(events)]
+
+
+def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    rows = []
+    for c in conns:
+        if c.syn_count < 2:
+            continue
+        gaps = _gaps(c.syn_times)
+        answered = c.synack_count > 0
+        if answered:
+            first_synack = c.synack_times[0].time
+            before = [e.time for e in c.syn_times if e.time <= first_synack]
+            delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
+        else:
+            delay = c.syn_times[-1].time - c.syn_times[0].time
+        rows.append((delay, c, gaps, answered, syn_stack(gaps)))
+    if not rows:
+        return None
+    rows.sort(key=lambda r: (-r[0], r[1].id))
+    delays = [r[0] for r in rows]
+    stacks: dict[str, int] = {}
+    for r in rows:
+        stacks[r[4]] = stacks.get(r[4], 0) + 1
+    main_stack = max(stacks, key=lambda k: stacks[k])
+    unanswered = sum(1 for r in rows if not r[3])
+    retries = sum(r[1].syn_count - 1 for r in rows)
+    worst = rows[0]
+    title = (
+        f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(delays))} added to connect"
+        f" ({STACK_TEXT[main_stack].split(' (')[0]})"
+    )
+    gap_text = ", ".join(f"+{g:.2f} s" for g in worst[2])
+    parts = [
+        f"{_plural(retries, 'SYN retransmission')} on {_plural(len(rows), 'connection')} "
+        f"(of {len(conns):,} in the capture).",
+        f"The retry gaps fit {STACK_TEXT[main_stack]}"
+        + (f" on {stacks[main_stack]:,} of them." if len(stacks) > 1 else "."),
+        f"The worst, connection {worst[1].id} ({worst[1].client} → {worst[1].server}), retried at {gap_text} "
+        f"and lost {fmt_s(worst[0])} before the SYN that was answered.",
+        f"Median delay added: {fmt_s(statistics.median(delays))}.",
+    ]
+    if unanswered:
+        parts.append(f"{_plural(unanswered, 'connection')} never got a SYN-ACK in the capture.")
+    parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
+    severity: Severity = "high" if max(delays) >= 3 else "medium" if max(delays) >= 1 else "low"
+    refs = [
+        _ref(
+            index,
+            r[1],
+            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost",
+            packets=(r[1].syn_times[0].packet, r[1].syn_times[-1].packet),
+            time=(r[1].syn_times[0].time, r[1].syn_times[-1].time),
+        )
+        for r in rows
+    ]
+    return _finding(
+        "tcp.syn_retransmit",
+        "network",
+        severity,
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        connections=len(rows),
+        retransmissions=retries,
+        stack=main_stack,
+        stacks=stacks,
+        max_delay=max(delays),
+        median_delay=statistics.median(delays),
+        total_delay=sum(delays),
+        unanswered=unanswered,
+        rows=[
+            {"connection": r[1].id, "gaps": r[2], "delay": r[0], "answered": r[3], "stack": r[4]}
+            for r in rows[:MAX_DATA_ROWS]
+        ],
+    )
+
+
+def ecn_syn_blackhole_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    fallback = []  # ECN SYNs unanswered, then a SYN without ECN flags answered
+    never = []  # only ECN SYNs, never answered
+    ecn_answered = 0  # an ECN SYN answered directly
+    plain_answered = 0  # connections whose SYNs carried no ECN flags and were answered
+    for c in conns:
+        if not c.syn_times:
+            continue
+        if c.synack_count:
+            first_synack = c.synack_times[0].time
+            before = [e for e in c.syn_times if e.time <= first_synack]
+            if not before:
+                continue
+            if not before[-1].ecn and any(e.ecn for e in before):
+                fallback.append((c, [e for e in before if e.ecn]))
+            elif before[-1].ecn:
+                ecn_answered += 1
+            elif not any(e.ecn for e in c.syn_times):
+                plain_answered += 1
+        elif all(e.ecn for e in c.syn_times):
+            never.append((c, list(c.syn_times)))
+    if not fallback and not (never and plain_answered):
+        return None
+    if len(fallback) < 2 and ecn_answered and not never:
+        return None  # one lost SYN that happened to carry ECN flags, with others answered
+    ecn_conns = len(fallback) + len(never) + ecn_answered
+    lost = sum(len(x[1]) for x in fallback + never)
+    title = (
+        f"SYNs with ECN setup flags (ECE+CWR) unanswered on {_plural(len(fallback) + len(never), 'connection')}"
+        f" while SYNs without them get through"
+    )
+    parts = [
+        f"{_plural(lost, 'SYN')} carrying ECE+CWR went unanswered on "
+        f"{_plural(len(fallback) + len(never), 'connection')} (of {ecn_conns:,} that tried ECN).",
+    ]
+    if fallback:
+        delays = [c.syn_times[len(ev)].time - c.syn_times[0].time for c, ev in fallback if len(c.syn_times) > len(ev)]
+        parts.append(
+            f"On {_plural(len(fallback), 'connection')} the retry without ECN flags was answered"
+            + (f", after {fmt_s(statistics.median(delays))} (median) of waiting." if delays else ".")
+        )
+    if never:
+        parts.append(
+            f"{_plural(len(never), 'connection')} sent only ECN SYNs and never got an answer, while "
+            f"{_plural(plain_answered, 'connection')} without ECN flags did."
+        )
+    if ecn_answered:
+        parts.append(f"{_plural(ecn_answered, 'ECN SYN')} did get through (a path-dependent drop).")
+    parts.append(
+        "Something on the path drops SYNs with ECN setup flags (an ECN black hole); turning ECN off "
+        "on the client (net.ipv4.tcp_ecn=0, netsh ecncapability=disabled) works around it."
+    )
+    rows = fallback + never
+    refs = [
+        _ref(
+            index,
+            c,
+            f"connection {c.id}: {_plural(len(ev), 'ECN SYN')} unanswered",
+            packets=(ev[0].packet, ev[-1].packet),
+            time=(ev[0].time, ev[-1].time),
+        )
+        for c, ev in rows
+    ]
+    share = (len(fallback) + len(never)) / max(1, ecn_conns)
+    return _finding(
+        "tcp.ecn_syn_blackhole",
+        "network",
+        "high" if share >= 0.5 else "medium",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        fallback_connections=len(fallback),
+        never_answered_connections=len(never),
+        ecn_answered_connections=ecn_answered,
+        plain_answered_connections=plain_answered,
+        ecn_syns_unanswered=lost,
+        connection_ids=[c.id for c, _ in rows[:MAX_DATA_ROWS]],
+    )
+
+
+def synack_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    rows = [(c, _gaps(c.synack_times)) for c in conns if c.synack_count > 1]
+    if not rows:
+        return None
+    retries = sum(c.synack_count - 1 for c, _ in rows)
+    firsts = [g[0] for _, g in rows if g]
+    first_gap = statistics.median(firsts) if firsts else 0.0
+    completed = sum(1 for c, _ in rows if c.handshake_complete)
+    title = f"SYN-ACK retransmitted on {_plural(len(rows), 'connection')} ({_plural(retries, 'retry')})"
+    title = title.replace("retrys", "retries")
+    parts = [
+        f"The server sent its SYN-ACK more than once on {_plural(len(rows), 'connection')} "
+        f"({retries:,} retransmissions; median first retry after {fmt_s(first_gap)}).",
+        f"{completed:,} of them completed the handshake only after the retry.",
+        "The SYN-ACK (or the client's ACK of it) was lost between the server and the client: "
+        "a lossy path or a middlebox dropping handshake packets (a full connection-tracking table, for one).",
+    ]
+    refs = [
+        _ref(
+            index,
+            c,
+            f"connection {c.id}: {c.synack_count} SYN-ACKs",
+            packets=(c.synack_times[0].packet, c.synack_times[-1].packet),
+            time=(c.synack_times[0].time, c.synack_times[-1].time),
+        )
+        for c, _ in rows
+    ]
+    return _finding(
+        "tcp.synack_retransmit",
+        "network",
+        "medium" if first_gap >= 0.5 or len(rows) > 1 else "low",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        connections=len(rows),
+        retransmissions=retries,
+        median_first_gap=first_gap,
+        completed_after_retry=completed,
+        rows=[{"connection": c.id, "gaps": g} for c, g in rows[:MAX_DATA_ROWS]],
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# data transfer
+
+
+def _sides(conns: Sequence[Connection]) -> list[tuple[Connection, Role, Direction]]:
+    return [(c, role, c.side(role)) for c in conns for role in ROLES]
+
+
+def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions]
+    if not sides:
+        return None
+    rto = sum(d.rto_retransmissions for _, _, d in sides)
+    fast = sum(d.fast_retransmissions for _, _, d in _sides(conns))
+    wait = sum(d.rto_wait for _, _, d in sides)
+    idles = [e[2] for _, _, d in sides for e in d.rto_examples]
+    by_role = {r: sum(d.rto_retransmissions for _, rr, d in sides if rr == r) for r in ROLES}
+    sides.sort(key=lambda x: -x[2].rto_wait)
+    title = (
+        f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on "
+        f"{_plural(len({c.id for c, _, _ in sides}), 'connection')}, {fmt_s(wait)} of waiting"
+    )
+    parts = [
+        f"{rto:,} retransmissions came after the connection had been silent for at least 200 ms "
+        f"(Linux's minimum retransmission timeout): {by_role['client']:,} sent by clients, "
+        f"{by_role['server']:,} by servers; together {fmt_s(wait)} of waiting"
+        + (f" (median {fmt_s(statistics.median(idles))}, longest {fmt_s(max(idles))} each)." if idles else "."),
+        f"For comparison, {fast:,} retransmissions were fast (within 200 ms: fast retransmit, tail loss probe).",
+        "Each RTO adds at least 200 ms to a request, the RTO-min tail in latency percentiles.",
+    ]
+    refs = []
+    for c, r, d in sides:
+        first = d.rto_examples[0] if d.rto_examples else None
+        refs.append(
+            _ref(
+                index,
+                c,
+                f"connection {c.id}: {d.rto_retransmissions} RTO retransmissions by the {r}",
+                packets=(first[0], d.rto_examples[-1][0]) if first else None,
+                time=(first[1] - first[2], d.rto_examples[-1][1]) if first else None,
+            )
+        )
+    return _finding(
+        "tcp.rto_retransmit",
+        "network",
+        "medium" if rto >= 3 or wait >= 1 else "low",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        rto_retransmissions=rto,
+        fast_retransmissions=fast,
+        wait_seconds=wait,
+        by_sender=by_role,
+        rows=[
+            {"connection": c.id, "sender": r, "rto": d.rto_retransmissions, "wait": d.rto_wait}
+            for c, r, d in sides[:MAX_DATA_ROWS]
+        ],
+    )
+
+
+def zero_window_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    sides = [(c, r, d) for c, r, d in _sides(conns) if d.zero_windows]
+    if not sides:
+        return None
+    count = sum(d.zero_windows for _, _, d in sides)
+    total = sum(d.zero_window_seconds for _, _, d in sides)
+    by_role = {r: sum(1 for _, rr, _ in sides if rr == r) for r in ROLES}
+    reader = max(ROLES, key=lambda r: by_role[r])
+    sides.sort(key=lambda x: -x[2].zero_window_seconds)
+    title = (
+        f"Receive window hit zero on {_plural(len(sides), 'connection')} ({fmt_s(total)} in total): "
+        f"a slow reader on the {reader} side"
+    )
+    parts = [
+        f"{_plural(count, 'zero-window advertisement')} on {_plural(len(sides), 'connection')}: "
+        f"the {reader} advertised no room on {by_role[reader]:,} of them"
+        + (f" (the {_other(reader)} on {by_role[_other(reader)]:,})" if by_role[_other(reader)] else "")
+        + f", for {fmt_s(total)} in total (longest {fmt_s(sides[0][2].zero_window_seconds)}, connection "
+        f"{sides[0][0].id}).",
+        "A zero window means the receiving application is not reading its socket fast enough: "
+        "the sender has to stop until it does. Look at the reader, not the network.",
+    ]
+    refs = [
+        _ref(
+            index,
+            c,
+            f"connection {c.id}: the {r} advertised a zero window {_plural(d.zero_windows, 'time')}",
+            packets=(d.first_zero_window_packet or c.first_packet, c.last_packet),
+        )
+        for c, r, d in sides
+    ]
+    return _finding(
+        "tcp.zero_window",
+        "application",
+        "medium" if total >= 1 else "low",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        advertisements=count,
+        seconds=total,
+        connections=len(sides),
+        by_receiver=by_role,
+        rows=[
+            {"connection": c.id, "receiver": r, "count": d.zero_windows, "seconds": d.zero_window_seconds}
+            for c, r, d in sides[:MAX_DATA_ROWS]
+        ],
+    )
+
+
+def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
+    """How ``sender``'s data flow was bound by the receiver's window, or None if it was not."""
+    d = c.side(sender)
+    rcv = c.side(_other(sender))
+    window = rcv.window_median
+    if not window or not d.throughput or d.payload_bytes < max(65536, 8 * window):
+        return None
+    rtts = [x for x in (c.initial_rtt, d.rtt_median) if x]
+    if not rtts:
+        return None
+    rtt = max(rtts)
+    cap = window / rtt
+    pinned = d.window_pinned_packets / d.window_checked_packets if d.window_checked_packets >= 20 else 0.0
+    share = d.throughput / cap
+    if pinned < PINNED_SHARE_MIN and not (WINDOW_RATE_SHARE <= share <= 1.5):
+        return None
+    return {
+        "connection": c.id,
+        "sender": sender,
+        "window": window,
+        "window_max": rcv.window_max,
+        "window_scaled": rcv.window_scaled,
+        "rtt": rtt,
+        "cap": cap,
+        "throughput": d.throughput,
+        "throughput_share_of_cap": share,
+        "pinned_share": pinned,
+        "bytes": d.payload_bytes,
+        "flat": bool(rcv.window_max and rcv.window_max <= 1.1 * window),
+    }
+
+
+def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    rows = []
+    by_id = {c.id: c for c in conns}
+    for c in conns:
+        for sender in ROLES:
+            r = window_limit(c, sender)
+            if r is not None:
+                rows.append(r)
+    if not rows:
+        return None
+    window = int(statistics.median(r["window"] for r in rows))
+    rtt = statistics.median(r["rtt"] for r in rows)
+    cap = window / rtt
+    tput = statistics.median(r["throughput"] for r in rows)
+    flat = sum(1 for r in rows if r["flat"])
+    receiver = _other(statistics.mode(r["sender"] for r in rows))
+    scaled = all(r["window_scaled"] for r in rows)
+    title = (
+        f"Throughput capped by a {window:,}-byte receive window on {_plural(len(rows), 'transfer')}: "
+        f"{fmt_rate(cap).split(' (')[0]} at {fmt_s(rtt)} RTT"
+    )
+    pinned_rows = [r for r in rows if r["pinned_share"] >= PINNED_SHARE_MIN]
+    parts = [
+        f"The {receiver} advertised a receive window of {window:,} bytes (median"
+        + ("" if scaled else ", raw: the handshake was not captured so the scale is unknown")
+        + f"); at a round trip of {fmt_s(rtt)} that allows at most {fmt_rate(cap)}, "
+        f"and the transfers ran at {fmt_rate(tput)} (median).",
+    ]
+    if pinned_rows:
+        parts.append(
+            f"On {_plural(len(pinned_rows), 'transfer')} the bytes in flight sat at the window for "
+            f"{statistics.median(r['pinned_share'] for r in pinned_rows):.0%} of data packets (seen at the sender)."
+        )
+    else:
+        parts.append("Throughput per round trip matches the advertised window (seen at the receiver).")
+    if flat:
+        parts.append(
+            f"The window stayed flat on {flat:,} of them: the receive buffer did not grow, as when the "
+            "application sets SO_RCVBUF (which turns off receive autotuning). The window a given SO_RCVBUF "
+            "yields depends on the kernel: for 64 KiB about 65,536 bytes before Linux 6.6, 32,768 with 6.6's "
+            "initial scaling_ratio."
+        )
+    parts.append(f"Moving 10 MB at this rate takes {10e6 / cap:,.0f} s.")
+    layer: Layer = "application" if flat * 2 >= len(rows) else "kernel"
+    refs = [
+        _ref(index, by_id[r["connection"]], f"connection {r['connection']}: {r['window']:,}-byte window") for r in rows
+    ]
+    return _finding(
+        "tcp.receive_window_limited",
+        layer,
+        "high" if len(rows) > 1 else "medium",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        window=window,
+        rtt=rtt,
+        cap=cap,
+        throughput=tput,
+        receiver=receiver,
+        window_scaled=scaled,
+        transfers=len(rows),
+        rows=rows[:MAX_DATA_ROWS],
+    )
+
+
+def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    best: tuple[Role, list[tuple[float, Connection]]] | None = None
+    for closer in ROLES:
+        ages = []
+        for c in conns:
+            if c.first_fin_by != closer or c.first_fin_time is None or not c.syn_count:
+                continue
+            mine, theirs = c.side(closer), c.side(_other(closer))
+            if not (theirs.data_after_peer_fin_packets or mine.peer_unacked_at_fin):
+                continue
+            ages.append((c.first_fin_time - c.syn_times[0].time, c))
+        ages.sort(key=lambda x: x[0])
+        lo = 0
+        for hi in range(len(ages)):
+            while ages[hi][0] - ages[lo][0] > max(TIMEOUT_SPREAD, 0.01 * ages[hi][0]):
+                lo += 1
+            group = ages[lo : hi + 1]
+            big = len(group) >= TIMEOUT_MIN_CONNECTIONS and group[0][0] >= 1.0
+            if big and (best is None or len(group) > len(best[1])):
+                best = (closer, group)
+    if best is None:
+        return None
+    closer, group = best
+    ages_only = [a for a, _ in group]
+    mid = statistics.median(ages_only)
+    spread = max(abs(a - mid) for a in ages_only)
+    peer = _other(closer)
+    after = sum(c.side(peer).data_after_peer_fin_bytes for _, c in group)
+    unacked = sum(c.side(closer).peer_unacked_at_fin for _, c in group)
+    title = (
+        f"{_plural(len(group), 'connection')} closed by the {closer} at {mid:.1f} s ± {spread:.2f} s "
+        f"while the {peer} was still sending: an application timeout"
+    )
+    parts = [
+        f"The {closer} sent the first FIN on {_plural(len(group), 'connection')} at nearly the same age, "
+        f"{mid:.2f} s after the first SYN (from {min(ages_only):.2f} to {max(ages_only):.2f} s), while the {peer} "
+        f"still had data in flight ({unacked:,} bytes unacknowledged at the FINs, {after:,} bytes sent after them).",
+        f"Connections ended by a fixed clock, not by the data: look for a {mid:.0f} s timeout in the {closer} "
+        "application (a read or request timeout), and for why the transfer needed longer than that.",
+    ]
+    refs = [
+        _ref(
+            index,
+            c,
+            f"connection {c.id}: FIN by the {closer} at {age:.2f} s",
+            packets=(c.first_packet, c.side(closer).fin_packet or c.last_packet),
+            time=(c.first_time, c.first_fin_time),
+        )
+        for age, c in group
+    ]
+    return _finding(
+        "tcp.app_timeout_close",
+        "application",
+        "high",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        closer=closer,
+        age=mid,
+        spread=spread,
+        connections=len(group),
+        peer_bytes_after_fin=after,
+        peer_unacked_at_fin=unacked,
+        connection_ids=[c.id for _, c in group][:MAX_DATA_ROWS],
+    )
+
+
+def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    rows = [(c, r, d) for c, r, d in _sides(conns) if d.rst_after_fin_packet]
+    if not rows:
+        return None
+    by_role = {r: sum(1 for _, rr, _ in rows if rr == r) for r in ROLES}
+    closer = max(ROLES, key=lambda r: by_role[r])
+    late = sum(c.side(_other(r)).data_after_peer_fin_bytes for c, r, _ in rows)
+    title = f"Data after a FIN answered with RST on {_plural(len(rows), 'connection')} (by the {closer})"
+    parts = [
+        f"On {_plural(len(rows), 'connection')} one side sent FIN, the other kept sending "
+        f"({late:,} bytes after the FINs), and the side that had closed answered with RST "
+        f"(the {closer} on {by_role[closer]:,}).",
+        "The RSTs come from a socket the application already closed, not from the network: "
+        "see why the application closed while data was still coming.",
+    ]
+    refs = [
+        _ref(
+            index,
+            c,
+            f"connection {c.id}: RST by the {r} after its FIN",
+            packets=(d.fin_packet or c.first_packet, d.rst_after_fin_packet or c.last_packet),
+            time=(d.fin_time, d.rst_after_fin_time),
+        )
+        for c, r, d in rows
+    ]
+    return _finding(
+        "tcp.rst_after_fin",
+        "application",
+        "medium",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        connections=len(rows),
+        by_closer=by_role,
+        bytes_after_fin=late,
+        connection_ids=[c.id for c, _, _ in rows][:MAX_DATA_ROWS],
+    )
+
+
+def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+    stats = {}
+    for role in ROLES:
+        data = sum(c.side(role).data_packets for c in conns)
+        rx = sum(c.side(role).retransmissions for c in conns)
+        rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
+        stats[role] = {"data_packets": data, "retransmissions": rx, "bytes": rbytes, "rate": rx / data if data else 0.0}
+    notable = [
+        r for r in ROLES if stats[r]["retransmissions"] >= RETRANS_COUNT_MIN and stats[r]["rate"] >= RETRANS_RATE_MIN
+    ]
+    if not notable:
+        return None
+    worst = max(notable, key=lambda r: stats[r]["rate"])
+    rate = stats[worst]["rate"]
+    title = (
+        f"Retransmission rate {stats['client']['rate']:.1%} client → server, "
+        f"{stats['server']['rate']:.1%} server → client"
+    )
+    parts = [
+        f"Clients retransmitted {stats['client']['retransmissions']:,} of {stats['client']['data_packets']:,} "
+        f"data packets ({stats['client']['rate']:.2%}), servers {stats['server']['retransmissions']:,} of "
+        f"{stats['server']['data_packets']:,} ({stats['server']['rate']:.2%}).",
+        "Each retransmission is a segment the sender believed lost (or reordered); a rate above a few tenths "
+        "of a percent slows loss-based congestion control noticeably.",
+    ]
+    top = sorted(
+        (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),
+        key=lambda c: -(c.c2s.retransmissions + c.s2c.retransmissions),
+    )
+    refs = [
+        _ref(index, c, f"connection {c.id}: {c.c2s.retransmissions} + {c.s2c.retransmissions} retransmissions")
+        for c in top
+    ]
+    return _finding(
+        "tcp.retransmissions",
+        "network",
+        "high" if rate >= 0.05 else "medium" if rate >= 0.02 else "low",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        by_sender=stats,
+    )
+
+
+FINDERS: tuple[Callable[[int, Sequence[Connection]], Finding | None], ...] = (
+    syn_retransmit_finding,
+    ecn_syn_blackhole_finding,
+    synack_retransmit_finding,
+    rto_retransmit_finding,
+    retransmissions_finding,
+    zero_window_finding,
+    receive_window_limited_finding,
+    app_timeout_close_finding,
+    rst_after_fin_finding,
+)
+
+
+def tcp_findings(index: int, conns: Sequence[Connection]) -> list[Finding]:
+    """Every TCP finding the table supports, in checklist order."""
+    out = []
+    for finder in FINDERS:
+        f = finder(index, conns)
+        if f is not None:
+            out.append(f)
+    return out
