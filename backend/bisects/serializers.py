@@ -142,6 +142,14 @@ class BisectStepSerializer(serializers.ModelSerializer[BisectStep]):
         ]
 
 
+class KnownChangeSerializer(serializers.Serializer[Any]):
+    id = serializers.CharField(help_text="Short commit id the knowledge base files it under.")
+    title = serializers.CharField(help_text="Commit title.")
+    first_release = serializers.CharField(help_text="First upstream release with the change.")
+    change = serializers.CharField(help_text="What it changes for users.")
+    sources = serializers.ListField(child=serializers.CharField(), help_text="Where it was verified.")
+
+
 class FirstBadSerializer(serializers.Serializer[Any]):
     id = serializers.CharField(source="first_bad_commit", help_text="Commit id.")
     title = serializers.CharField(source="first_bad_title", help_text="Subject line.")
@@ -153,6 +161,25 @@ class FirstBadSerializer(serializers.Serializer[Any]):
     touches_path = serializers.BooleanField(
         source="first_bad_touches_path", allow_null=True, help_text="Whether it touches the path filter (null: none)."
     )
+    known_change = serializers.SerializerMethodField(
+        help_text="The kernel knowledge base's entry for this commit, when it has one."
+    )
+
+    @extend_schema_field(KnownChangeSerializer(allow_null=True))
+    def get_known_change(self, job: BisectJob) -> dict[str, Any] | None:
+        from whodunnet.kernel.kb import changes
+
+        commit = job.first_bad_commit
+        for entry in changes():
+            if commit and (entry["commit"].startswith(commit) or commit.startswith(entry["commit"])):
+                return {
+                    "id": entry["id"],
+                    "title": entry["title"],
+                    "first_release": entry["first_release"],
+                    "change": entry.get("change", ""),
+                    "sources": list(entry.get("sources", [])),
+                }
+        return None
 
 
 class ProgressSerializer(serializers.Serializer[Any]):

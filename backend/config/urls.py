@@ -42,6 +42,7 @@ urlpatterns = [
     path(incident + "evidence/upload/<str:filename>", evidence.EvidenceNamedUploadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),
     path("api/bisects/kernel-tags/", bisects.KernelTagView.as_view()),
     path(incident + "bisects/", bisects.BisectListView.as_view()),
     path(incident + "bisects/<int:bisect_id>/", bisects.BisectDetailView.as_view()),

@@ -51,3 +51,14 @@ class EvidenceKindSerializer(serializers.Serializer[Any]):
         choices=[(kind, kind) for kind in EVIDENCE_KINDS],
         help_text="The kind to read the file as, when detection from the content got it wrong.",
     )
+
+
+class EvidenceLineSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(help_text="1-based line number.")
+    text = serializers.CharField(help_text="The line, without its newline (cut at 4,000 characters).")
+
+
+class EvidenceLinesSerializer(serializers.Serializer[Any]):
+    start = serializers.IntegerField(help_text="First line returned.")
+    end = serializers.IntegerField(help_text="Last line asked for (at most start + 499).")
+    lines = EvidenceLineSerializer(many=True, help_text="The lines; fewer when the file ends first.")

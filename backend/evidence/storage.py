@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 
 class UploadTooLarge(Exception):
@@ -74,3 +75,26 @@ def stream_to_storage(
         partial.unlink(missing_ok=True)
         raise
     return StoredFile(storage_name=storage_name, path=final, size=size, sha256=digest.hexdigest(), head=bytes(head))
+
+
+MAX_LINES = 500
+MAX_LINE_CHARS = 4000
+
+
+def read_lines(path: Path, start: int, end: int) -> list[dict[str, Any]]:
+    """Lines ``start``..``end`` (1-based) of a text file, plain or gzip, as text for display.
+
+    Streams up to the last wanted line; long lines are cut, undecodable bytes replaced.
+    """
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    opener: Any = gzip.open if gzipped else open
+    out: list[dict[str, Any]] = []
+    with opener(path, "rb") as stream:
+        for number, raw_line in enumerate(stream, start=1):
+            if number > end:
+                break
+            if number >= start:
+                text = raw_line[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace").rstrip("\r\n")
+                out.append({"number": number, "text": text[:MAX_LINE_CHARS]})
+    return out

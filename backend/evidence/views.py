@@ -15,8 +15,13 @@ from rest_framework.views import APIView
 
 from accounts.selectors import current_user
 from evidence import selectors, services
-from evidence.serializers import EvidenceKindSerializer, EvidenceSerializer, UploadErrorSerializer
-from evidence.storage import UploadTooLarge
+from evidence.serializers import (
+    EvidenceKindSerializer,
+    EvidenceLinesSerializer,
+    EvidenceSerializer,
+    UploadErrorSerializer,
+)
+from evidence.storage import MAX_LINES, UploadTooLarge, read_lines
 from incidents.selectors import get_incident
 
 
@@ -141,3 +146,27 @@ class EvidenceDownloadView(APIView):
         response["X-Content-Type-Options"] = "nosniff"
         response["Content-Security-Policy"] = "sandbox; default-src 'none'"
         return response
+
+
+class EvidenceLinesView(APIView):
+    """Lines of a text evidence file, as JSON, for finding cards that point at lines."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("start", OpenApiTypes.INT, required=True, description="First line, 1-based."),
+            OpenApiParameter("end", OpenApiTypes.INT, required=False, description="Last line (at most start+499)."),
+        ],
+        responses={200: EvidenceLinesSerializer, 400: UploadErrorSerializer},
+    )
+    def get(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
+        try:
+            start = int(request.query_params.get("start", "1"))
+            end = int(request.query_params.get("end") or start)
+        except ValueError:
+            return Response({"detail": "start and end are line numbers."}, status=400)
+        if start < 1 or end < start:
+            return Response({"detail": "Give 1 <= start <= end."}, status=400)
+        end = min(end, start + MAX_LINES - 1)
+        return Response({"start": start, "end": end, "lines": read_lines(evidence.path, start, end)})

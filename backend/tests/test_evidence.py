@@ -106,3 +106,18 @@ def test_it_accepts_a_browser_upload_with_a_session_and_the_csrf_header(owner: U
     accepted = client.post(url, body, content_type="application/octet-stream", HTTP_X_CSRFTOKEN=token)
     assert accepted.status_code == 201, accepted.content
     assert accepted.json()["size"] == len(body)
+
+
+@pytest.mark.django_db
+def test_it_serves_numbered_lines_of_a_text_evidence_as_json(owner: User, incident: Any) -> None:
+    client = client_for(owner)
+    body = "".join(f"line {n} <b>not html</b>\n" for n in range(1, 1001)).encode()
+    evidence = upload(client, incident, body, name="client.strace").json()
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence['id']}/lines/"
+    response = client.get(url + "?start=10&end=12")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    assert response.json()["lines"] == [{"number": n, "text": f"line {n} <b>not html</b>"} for n in (10, 11, 12)]
+    capped = client.get(url + "?start=1&end=100000").json()
+    assert capped["end"] == 500 and len(capped["lines"]) == 500
+    assert client.get(url + "?start=0").status_code == 400
+    assert client.get(url + "?start=990&end=2000").json()["lines"][-1]["number"] == 1000

@@ -30,6 +30,8 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("get", base + "evidence/", None),
         ("get", base + f"evidence/{evidence.pk}/", None),
         ("get", base + f"evidence/{evidence.pk}/download/", None),
+        ("get", base + f"evidence/{evidence.pk}/lines/?start=1&end=2", None),
+        ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
     ]
 
 

@@ -311,6 +311,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/lines/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Lines of a text evidence file, as JSON, for finding cards that point at lines. */
+        get: operations["incidents_evidence_lines_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/evidence/upload/": {
         parameters: {
             query?: never;
@@ -947,6 +964,20 @@ export interface components {
          * @enum {string}
          */
         EvidenceKindKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
+        EvidenceLine: {
+            /** @description 1-based line number. */
+            number: number;
+            /** @description The line, without its newline (cut at 4,000 characters). */
+            text: string;
+        };
+        EvidenceLines: {
+            /** @description First line returned. */
+            start: number;
+            /** @description Last line asked for (at most start + 499). */
+            end: number;
+            /** @description The lines; fewer when the file ends first. */
+            lines: components["schemas"]["EvidenceLine"][];
+        };
         Finding: {
             /** @description Finding id. */
             readonly id: number;
@@ -1009,6 +1040,8 @@ export interface components {
             files: string[];
             /** @description Whether it touches the path filter (null: none). */
             touches_path: boolean | null;
+            /** @description The kernel knowledge base's entry for this commit, when it has one. */
+            readonly known_change: components["schemas"]["KnownChange"] | null;
         };
         Incident: {
             /** @description Incident id. */
@@ -1115,6 +1148,18 @@ export interface components {
          * @enum {string}
          */
         KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled" | "bisect_scheduled";
+        KnownChange: {
+            /** @description Short commit id the knowledge base files it under. */
+            id: string;
+            /** @description Commit title. */
+            title: string;
+            /** @description First upstream release with the change. */
+            first_release: string;
+            /** @description What it changes for users. */
+            change: string;
+            /** @description Where it was verified. */
+            sources: string[];
+        };
         /**
          * @description * `neighbours` - Neighbours
          *     * `network` - Network
@@ -2439,6 +2484,41 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+        };
+    };
+    incidents_evidence_lines_retrieve: {
+        parameters: {
+            query: {
+                /** @description Last line (at most start+499). */
+                end?: number;
+                /** @description First line, 1-based. */
+                start: number;
+            };
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceLines"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
                 };
             };
         };

@@ -110,6 +110,7 @@ describe('BisectJob', () => {
         author: 'Ann Dev <ann@example.org>',
         date: '2023-10-01T12:00:00+02:00',
         files: ['net/ipv4/tcp_output.c', 'include/net/tcp.h'],
+        known_change: null,
         touches_path: true,
       },
     });
