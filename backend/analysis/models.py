@@ -92,3 +92,30 @@ class Finding(models.Model):
                 name="finding_from_a_run_or_a_correlation",
             ),
         ]
+
+
+class CaptureConnection(models.Model):
+    """One TCP connection of an analysed capture: sortable columns plus the engine's full row."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="connections")
+    evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="connections")
+    conn_id = models.IntegerField()
+    client = models.CharField(max_length=64)
+    server = models.CharField(max_length=64)
+    first_time = models.FloatField()
+    duration = models.FloatField()
+    packets_c2s = models.BigIntegerField()
+    packets_s2c = models.BigIntegerField()
+    bytes_c2s = models.BigIntegerField()
+    bytes_s2c = models.BigIntegerField()
+    retrans_c2s = models.IntegerField()
+    retrans_s2c = models.IntegerField()
+    syn_count = models.IntegerField()
+    zero_windows = models.IntegerField()
+    has_rst = models.BooleanField()
+    rtt_ms = models.FloatField(null=True)
+    detail = models.JSONField()
+
+    class Meta:
+        ordering = ["conn_id"]
+        constraints = [models.UniqueConstraint(fields=["run", "conn_id"], name="unique_connection_per_run")]

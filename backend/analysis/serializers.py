@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from analysis.models import AnalysisRun, Finding, FindingSeverity, RunStatus
+from analysis.models import AnalysisRun, CaptureConnection, Finding, FindingSeverity, RunStatus
 from incidents.models import Layer
 
 
@@ -81,3 +81,74 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
             "data",
             "created_at",
         ]
+
+
+class ConnectionSerializer(serializers.ModelSerializer[CaptureConnection]):
+    conn_id = serializers.IntegerField(read_only=True, help_text="Connection id (tshark's tcp.stream number).")
+    client = serializers.CharField(read_only=True, help_text="Client ip:port (the side that sent the SYN).")
+    server = serializers.CharField(read_only=True, help_text="Server ip:port.")
+    first_time = serializers.FloatField(read_only=True, help_text="First packet, seconds since the epoch.")
+    duration = serializers.FloatField(read_only=True, help_text="Seconds from first to last packet.")
+    packets_c2s = serializers.IntegerField(read_only=True, help_text="Packets client → server.")
+    packets_s2c = serializers.IntegerField(read_only=True, help_text="Packets server → client.")
+    bytes_c2s = serializers.IntegerField(read_only=True, help_text="Payload bytes client → server.")
+    bytes_s2c = serializers.IntegerField(read_only=True, help_text="Payload bytes server → client.")
+    retrans_c2s = serializers.IntegerField(read_only=True, help_text="Retransmissions by the client.")
+    retrans_s2c = serializers.IntegerField(read_only=True, help_text="Retransmissions by the server.")
+    syn_count = serializers.IntegerField(read_only=True, help_text="SYNs sent (more than 1: retries).")
+    zero_windows = serializers.IntegerField(read_only=True, help_text="Zero-window advertisements, both ways.")
+    has_rst = serializers.BooleanField(read_only=True, help_text="A RST was seen.")
+    rtt_ms = serializers.FloatField(read_only=True, allow_null=True, help_text="Initial RTT from the handshake.")
+
+    class Meta:
+        model = CaptureConnection
+        fields = [
+            "conn_id",
+            "client",
+            "server",
+            "first_time",
+            "duration",
+            "packets_c2s",
+            "packets_s2c",
+            "bytes_c2s",
+            "bytes_s2c",
+            "retrans_c2s",
+            "retrans_s2c",
+            "syn_count",
+            "zero_windows",
+            "has_rst",
+            "rtt_ms",
+        ]
+
+
+class ConnectionDetailSerializer(ConnectionSerializer):
+    detail = serializers.JSONField(read_only=True, help_text="Every field of the engine's connection row.")
+
+    class Meta(ConnectionSerializer.Meta):
+        fields = [*ConnectionSerializer.Meta.fields, "detail"]
+
+
+class ConnectionPageSerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField(help_text="Connections matching the filters.")
+    results = ConnectionSerializer(many=True, help_text="This page of them.")
+
+
+class TimeSequenceSerializer(serializers.Serializer[Any]):
+    connection = serializers.IntegerField(help_text="Connection id.")
+    sender = serializers.CharField(help_text="The side whose data is drawn: client or server.")
+    t0 = serializers.FloatField(help_text="Time origin (seconds since the epoch) of the time columns.")
+    base_seq = serializers.IntegerField(help_text="Sequence number origin of the seq columns.")
+    window_scale = serializers.IntegerField(allow_null=True, help_text="Receiver's window scale (null: unknown).")
+    seg_time = serializers.ListField(child=serializers.FloatField(), help_text="Data segments: seconds after t0.")
+    seg_seq = serializers.ListField(child=serializers.IntegerField(), help_text="Data segments: relative seq.")
+    seg_len = serializers.ListField(child=serializers.IntegerField(), help_text="Data segments: payload bytes.")
+    seg_retransmission = serializers.ListField(child=serializers.BooleanField(), help_text="Retransmitted?")
+    ack_time = serializers.ListField(child=serializers.FloatField(), help_text="ACKs: seconds after t0.")
+    ack_seq = serializers.ListField(child=serializers.IntegerField(), help_text="ACKs: relative ack number.")
+    ack_window_edge = serializers.ListField(
+        child=serializers.IntegerField(), help_text="ACKs: ack + advertised window (the receive window's right edge)."
+    )
+    segments_total = serializers.IntegerField(help_text="Data segments in the connection.")
+    acks_total = serializers.IntegerField(help_text="ACKs in the connection.")
+    stride = serializers.IntegerField(help_text="1: every point; n: every n-th kept (retransmissions always).")
+    error = serializers.CharField(allow_null=True, help_text="Why reading stopped early, if it did.")

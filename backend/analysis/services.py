@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from analysis.models import AnalysisRun, Correlation, Finding, FindingSeverity, RunStatus
+from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
@@ -106,6 +106,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
             )
             for f in result.findings
         )
+        _store_connections(run=locked, evidence=evidence, connections=evidence_result.connections)
         has_content = bool(evidence_result.summary) and evidence_result.kind != "unknown"
         locked.status = RunStatus.FAILED if error and not has_content else RunStatus.DONE
         locked.progress = 1.0
@@ -147,6 +148,48 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                 )
         _enqueue_correlation_on_commit(incident.pk)
     return True
+
+
+CONNECTION_BATCH = 2000
+
+
+def _endpoint(ip: str, port: int) -> str:
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Iterable[Any]) -> None:
+    """The capture's connection table, in batches (a capture can hold many thousands)."""
+    run.connections.all().delete()
+    batch: list[CaptureConnection] = []
+    for conn in connections:
+        row = dataclasses.asdict(conn)
+        c2s, s2c = row["c2s"], row["s2c"]
+        batch.append(
+            CaptureConnection(
+                run=run,
+                evidence=evidence,
+                conn_id=row["id"],
+                client=_endpoint(row["client_ip"], row["client_port"]),
+                server=_endpoint(row["server_ip"], row["server_port"]),
+                first_time=row["first_time"],
+                duration=row["duration"],
+                packets_c2s=c2s["packets"],
+                packets_s2c=s2c["packets"],
+                bytes_c2s=c2s["payload_bytes"],
+                bytes_s2c=s2c["payload_bytes"],
+                retrans_c2s=c2s["retransmissions"],
+                retrans_s2c=s2c["retransmissions"],
+                syn_count=row["syn_count"],
+                zero_windows=c2s["zero_windows"] + s2c["zero_windows"],
+                has_rst=row["first_rst_by"] is not None,
+                rtt_ms=row["initial_rtt"] * 1000 if row["initial_rtt"] is not None else None,
+                detail=row,
+            )
+        )
+        if len(batch) >= CONNECTION_BATCH:
+            CaptureConnection.objects.bulk_create(batch)
+            batch = []
+    CaptureConnection.objects.bulk_create(batch)
 
 
 def _enqueue_correlation_on_commit(incident_id: int) -> None:

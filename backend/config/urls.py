@@ -6,6 +6,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponseBase
 from django.urls import path, re_path
 
 from accounts import views as accounts
+from analysis import views as analysis
 from bisects import views as bisects
 from evidence import views as evidence
 from incidents import views as incidents
@@ -43,6 +44,15 @@ urlpatterns = [
     path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/connections/", analysis.ConnectionListView.as_view()),
+    path(
+        incident + "evidence/<int:evidence_id>/connections/<int:conn_id>/",
+        analysis.ConnectionDetailView.as_view(),
+    ),
+    path(
+        incident + "evidence/<int:evidence_id>/connections/<int:conn_id>/time-sequence/",
+        analysis.TimeSequenceView.as_view(),
+    ),
     path("api/bisects/kernel-tags/", bisects.KernelTagView.as_view()),
     path(incident + "bisects/", bisects.BisectListView.as_view()),
     path(incident + "bisects/<int:bisect_id>/", bisects.BisectDetailView.as_view()),

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from analysis import services
+from analysis.models import AnalysisRun
 from evidence.services import receive_upload
 from tests.conftest import DATA, client_for
 
@@ -14,7 +16,11 @@ from tests.conftest import DATA, client_for
 @pytest.fixture
 def evidence(incident: Any, owner: User) -> Any:
     with open(DATA / "retransmit-fast009.pcap", "rb") as stream:
-        return receive_upload(user=owner, incident=incident, filename="client.pcap", stream=stream, content_length=None)
+        evidence = receive_upload(
+            user=owner, incident=incident, filename="client.pcap", stream=stream, content_length=None
+        )
+    services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
+    return evidence
 
 
 def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, Any] | None]]:
@@ -31,6 +37,9 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("get", base + f"evidence/{evidence.pk}/", None),
         ("get", base + f"evidence/{evidence.pk}/download/", None),
         ("get", base + f"evidence/{evidence.pk}/lines/?start=1&end=2", None),
+        ("get", base + f"evidence/{evidence.pk}/connections/", None),
+        ("get", base + f"evidence/{evidence.pk}/connections/0/", None),
+        ("get", base + f"evidence/{evidence.pk}/connections/0/time-sequence/", None),
         ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
     ]
 

@@ -295,6 +295,55 @@ export interface paths {
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_evidence_connections_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_evidence_connections_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/time-sequence/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Re-reads the capture for one connection: seconds for a large file, so the UI asks on demand. */
+        get: operations["incidents_evidence_connections_time_sequence_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/evidence/{evidence_id}/download/": {
         parameters: {
             query?: never;
@@ -888,6 +937,96 @@ export interface components {
         BisectStepVerdictEnum: "good" | "bad" | "skip" | "error" | "inconclusive";
         /** @enum {unknown} */
         BlankEnum: "";
+        Connection: {
+            /** @description Connection id (tshark's tcp.stream number). */
+            readonly conn_id: number;
+            /** @description Client ip:port (the side that sent the SYN). */
+            readonly client: string;
+            /** @description Server ip:port. */
+            readonly server: string;
+            /**
+             * Format: double
+             * @description First packet, seconds since the epoch.
+             */
+            readonly first_time: number;
+            /**
+             * Format: double
+             * @description Seconds from first to last packet.
+             */
+            readonly duration: number;
+            /** @description Packets client → server. */
+            readonly packets_c2s: number;
+            /** @description Packets server → client. */
+            readonly packets_s2c: number;
+            /** @description Payload bytes client → server. */
+            readonly bytes_c2s: number;
+            /** @description Payload bytes server → client. */
+            readonly bytes_s2c: number;
+            /** @description Retransmissions by the client. */
+            readonly retrans_c2s: number;
+            /** @description Retransmissions by the server. */
+            readonly retrans_s2c: number;
+            /** @description SYNs sent (more than 1: retries). */
+            readonly syn_count: number;
+            /** @description Zero-window advertisements, both ways. */
+            readonly zero_windows: number;
+            /** @description A RST was seen. */
+            readonly has_rst: boolean;
+            /**
+             * Format: double
+             * @description Initial RTT from the handshake.
+             */
+            readonly rtt_ms: number | null;
+        };
+        ConnectionDetail: {
+            /** @description Connection id (tshark's tcp.stream number). */
+            readonly conn_id: number;
+            /** @description Client ip:port (the side that sent the SYN). */
+            readonly client: string;
+            /** @description Server ip:port. */
+            readonly server: string;
+            /**
+             * Format: double
+             * @description First packet, seconds since the epoch.
+             */
+            readonly first_time: number;
+            /**
+             * Format: double
+             * @description Seconds from first to last packet.
+             */
+            readonly duration: number;
+            /** @description Packets client → server. */
+            readonly packets_c2s: number;
+            /** @description Packets server → client. */
+            readonly packets_s2c: number;
+            /** @description Payload bytes client → server. */
+            readonly bytes_c2s: number;
+            /** @description Payload bytes server → client. */
+            readonly bytes_s2c: number;
+            /** @description Retransmissions by the client. */
+            readonly retrans_c2s: number;
+            /** @description Retransmissions by the server. */
+            readonly retrans_s2c: number;
+            /** @description SYNs sent (more than 1: retries). */
+            readonly syn_count: number;
+            /** @description Zero-window advertisements, both ways. */
+            readonly zero_windows: number;
+            /** @description A RST was seen. */
+            readonly has_rst: boolean;
+            /**
+             * Format: double
+             * @description Initial RTT from the handshake.
+             */
+            readonly rtt_ms: number | null;
+            /** @description Every field of the engine's connection row. */
+            readonly detail: unknown;
+        };
+        ConnectionPage: {
+            /** @description Connections matching the filters. */
+            count: number;
+            /** @description This page of them. */
+            results: components["schemas"]["Connection"][];
+        };
         /**
          * @description * `above_is_bad` - Above the threshold is bad
          *     * `below_is_bad` - Below the threshold is bad
@@ -1858,6 +1997,43 @@ export interface components {
             /** @description Short unique name. */
             readonly slug: string;
         };
+        TimeSequence: {
+            /** @description Connection id. */
+            connection: number;
+            /** @description The side whose data is drawn: client or server. */
+            sender: string;
+            /**
+             * Format: double
+             * @description Time origin (seconds since the epoch) of the time columns.
+             */
+            t0: number;
+            /** @description Sequence number origin of the seq columns. */
+            base_seq: number;
+            /** @description Receiver's window scale (null: unknown). */
+            window_scale: number | null;
+            /** @description Data segments: seconds after t0. */
+            seg_time: number[];
+            /** @description Data segments: relative seq. */
+            seg_seq: number[];
+            /** @description Data segments: payload bytes. */
+            seg_len: number[];
+            /** @description Retransmitted? */
+            seg_retransmission: boolean[];
+            /** @description ACKs: seconds after t0. */
+            ack_time: number[];
+            /** @description ACKs: relative ack number. */
+            ack_seq: number[];
+            /** @description ACKs: ack + advertised window (the receive window's right edge). */
+            ack_window_edge: number[];
+            /** @description Data segments in the connection. */
+            segments_total: number;
+            /** @description ACKs in the connection. */
+            acks_total: number;
+            /** @description 1: every point; n: every n-th kept (retransmissions always). */
+            stride: number;
+            /** @description Why reading stopped early, if it did. */
+            error: string | null;
+        };
         Token: {
             /** @description API token for the Authorization: Token header. */
             readonly token: string;
@@ -2462,6 +2638,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Evidence"];
+                };
+            };
+        };
+    };
+    incidents_evidence_connections_list: {
+        parameters: {
+            query?: {
+                flag?: ("retransmissions" | "rst" | "syn_retries" | "zero_window")[];
+                limit?: number;
+                offset?: number;
+                /** @description A column, - for descending. */
+                ordering?: string;
+                /** @description Part of an address or port. */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionPage"];
+                };
+            };
+        };
+    };
+    incidents_evidence_connections_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conn_id: number;
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionDetail"];
+                };
+            };
+        };
+    };
+    incidents_evidence_connections_time_sequence_retrieve: {
+        parameters: {
+            query?: {
+                /** @description At most 100,000. */
+                max_points?: number;
+                sender?: "auto" | "client" | "server";
+            };
+            header?: never;
+            path: {
+                conn_id: number;
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeSequence"];
                 };
             };
         };
