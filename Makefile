@@ -63,7 +63,9 @@ test: install lint typecheck test-workers test-backend test-frontend e2e
 	@echo "make test: every suite passed"
 
 bench: install
+	mkdir -p .data/bench
 	$(PY) bench/upload_memory.py
+	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip .data/bench/bulk.pcap
 
 fuzz: install
 	$(PY) workers/fuzz/fuzz_capture.py -max_total_time=600
