@@ -359,11 +359,15 @@ def _run_claimed(*, step_id: int, token: uuid.UUID) -> None:
         status=JobStatus.RUNNING, started_at=timezone.now()
     )
     spec = BisectSpec.from_json(job.spec())
+    cancel = threading.Event()
 
     def beat() -> None:
         BisectStep.objects.filter(pk=step_id, claim_token=token, status=StepStatus.RUNNING).update(
             heartbeat_at=timezone.now()
         )
+        # A cancelled job stops its running reproducer at the next beat, not at its end.
+        if BisectJob.objects.filter(pk=job.pk, status=JobStatus.CANCELLED).exists():
+            cancel.set()
 
     with _heartbeat(beat):
         try:
@@ -384,7 +388,7 @@ def _run_claimed(*, step_id: int, token: uuid.UUID) -> None:
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=_ensure_dir(_worktree_path("scratch"))))
         try:
             result = run_step(
-                spec, session, LocalRunner(), candidate.commit, attempt=step.attempt, scratch_root=scratch
+                spec, session, LocalRunner(cancel=cancel), candidate.commit, attempt=step.attempt, scratch_root=scratch
             )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

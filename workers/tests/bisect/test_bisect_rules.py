@@ -183,3 +183,18 @@ def test_a_reproducer_that_cannot_start_is_an_error_not_bad(tmp_path: Path) -> N
 
     assert result.exit_code is None and result.error
     assert classify_run(ExitCodeRule(), result) == "error"
+
+
+def test_it_stops_a_running_reproducer_when_the_job_is_cancelled(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    cancel = threading.Event()
+    runner = LocalRunner(cancel=cancel, kill_grace=0.5)
+    spec = BisectSpec(repo=str(tmp_path), good="a", bad="b", command="sleep 30", step_timeout=60)
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    outcome = runner.run(spec, "0" * 40, tmp_path, tmp_path)
+    assert outcome.error == "cancelled"
+    assert outcome.exit_code is None and not outcome.timed_out
+    assert time.monotonic() - started < 5

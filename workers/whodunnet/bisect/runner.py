@@ -20,6 +20,7 @@ import resource
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -117,6 +118,10 @@ def _kill_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+def _poll_interval() -> float:
+    return 0.2
+
+
 class LocalRunner:
     """Runs the reproducer on this machine, in the worktree, in its own process group.
 
@@ -128,9 +133,32 @@ class LocalRunner:
     ``spec.memory_limit_mb`` caps the address space (RLIMIT_AS) of every process it starts.
     """
 
-    def __init__(self, *, kill_grace: float = 2.0, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        kill_grace: float = 2.0,
+        extra_env: dict[str, str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.kill_grace = kill_grace
         self.extra_env = dict(extra_env or {})
+        # Set by another thread (the worker's heartbeat, when the job is cancelled): the
+        # running reproducer's process group is stopped at once instead of running to its end.
+        self.cancel = cancel or threading.Event()
+
+    def _wait(self, proc: subprocess.Popen[bytes], timeout: float) -> int | None:
+        """The exit code; None when cancelled; TimeoutExpired past ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.cancel.is_set():
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            try:
+                return proc.wait(timeout=min(left, _poll_interval()))
+            except subprocess.TimeoutExpired:
+                continue
 
     def run(
         self,
@@ -178,10 +206,14 @@ class LocalRunner:
                     error=f"could not start the reproducer: {exc}",
                 )
             timed_out = False
+            cancelled = False
             try:
-                code: int | None = proc.wait(timeout=spec.step_timeout)
+                code: int | None = self._wait(proc, spec.step_timeout)
+                cancelled = code is None
+                if cancelled:
+                    raise subprocess.TimeoutExpired(argv, spec.step_timeout)
             except subprocess.TimeoutExpired:
-                timed_out = True
+                timed_out = not cancelled
                 _kill_group(proc.pid, signal.SIGTERM)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=self.kill_grace)
@@ -192,6 +224,15 @@ class LocalRunner:
                 _kill_group(proc.pid, signal.SIGKILL)
             duration = time.monotonic() - started
             metric = _scan_metric(out, spec.rule.metric) if isinstance(spec.rule, MetricRule) else None
+            if cancelled:
+                return RunOutcome(
+                    exit_code=None,
+                    timed_out=False,
+                    duration=duration,
+                    stdout_tail=_tail(out),
+                    stderr_tail=_tail(err),
+                    error="cancelled",
+                )
             return RunOutcome(
                 exit_code=code,
                 timed_out=timed_out,
