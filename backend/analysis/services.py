@@ -146,7 +146,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                     summary=f"[{finding.layer}] {finding.title}",
                     data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind},
                 )
-        _enqueue_correlation_on_commit(incident.pk)
+        enqueue_correlation_on_commit(incident.pk)
     return True
 
 
@@ -192,7 +192,7 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
     CaptureConnection.objects.bulk_create(batch)
 
 
-def _enqueue_correlation_on_commit(incident_id: int) -> None:
+def enqueue_correlation_on_commit(incident_id: int) -> None:
     from analysis.tasks import correlate_incident
 
     transaction.on_commit(lambda: correlate_incident.delay(incident_id))
@@ -220,7 +220,7 @@ def correlate(*, incident_id: int) -> int:
     runs = [latest[key] for key in sorted(latest)]
     evidence_ids = [run.evidence_id for run in runs]
     results = [
-        EngineEvidence(path=run.evidence.filename, kind=run.evidence.kind, summary=run.summary or {}) for run in runs
+        EngineEvidence(path=run.evidence.filename, kind=run.evidence.kind, summary=_summary(run)) for run in runs
     ]
     stored = [
         EngineFinding(
@@ -267,6 +267,14 @@ def correlate(*, incident_id: int) -> int:
                     data={"finding": row.pk, "kind": row.kind, "evidence": None},
                 )
     return len(rows)
+
+
+def _summary(run: AnalysisRun) -> dict[str, Any]:
+    """The stored summary, with the time a person gave for the snapshot over the file's own."""
+    summary = dict(run.summary or {})
+    if run.evidence.captured_at is not None:
+        summary["timestamp"] = run.evidence.captured_at.timestamp()
+    return summary
 
 
 def _unique(findings: Iterable[Any]) -> list[Any]:

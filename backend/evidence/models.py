@@ -23,6 +23,9 @@ class Evidence(models.Model):
     detected_kind = models.CharField(max_length=20)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    # When a snapshot was taken, as a person says; it orders counter snapshots (before/after)
+    # and gives the interval for rates, over the file's own timestamp and the upload order.
+    captured_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

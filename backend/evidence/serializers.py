@@ -24,12 +24,26 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     kind = serializers.CharField(read_only=True, help_text="Evidence kind, detected from content.")
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True, help_text="Who uploaded it.")
     uploaded_at = serializers.DateTimeField(read_only=True, help_text="When it was uploaded.")
+    captured_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When the snapshot was taken, if a person said so."
+    )
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
 
     class Meta:
         model = Evidence
-        fields = ["id", "filename", "size", "sha256", "kind", "uploaded_by", "uploaded_at", "analysis", "summary"]
+        fields = [
+            "id",
+            "filename",
+            "size",
+            "sha256",
+            "kind",
+            "uploaded_by",
+            "uploaded_at",
+            "captured_at",
+            "analysis",
+            "summary",
+        ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
     def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
@@ -46,10 +60,16 @@ class UploadErrorSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField(help_text="Why the upload was refused.")
 
 
-class EvidenceKindSerializer(serializers.Serializer[Any]):
+class EvidenceUpdateSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(
         choices=[(kind, kind) for kind in EVIDENCE_KINDS],
+        required=False,
         help_text="The kind to read the file as, when detection from the content got it wrong.",
+    )
+    captured_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="When this snapshot was taken: orders counter snapshots and sets the interval of rates.",
     )
 
 

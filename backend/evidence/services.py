@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from django.conf import settings
@@ -98,4 +99,23 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
             data={"evidence": evidence.pk, "from": previous, "to": kind},
         )
         queue_run(evidence=evidence, forced_kind=kind)
+    return evidence
+
+
+def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime | None) -> Evidence:
+    """Say when a snapshot was taken; the findings across evidence are recomputed with it."""
+    from analysis.services import enqueue_correlation_on_commit
+
+    with transaction.atomic():
+        evidence.captured_at = captured_at
+        evidence.save(update_fields=["captured_at"])
+        said = captured_at.isoformat() if captured_at else "unknown (upload order)"
+        record_event(
+            incident=evidence.incident,
+            kind=EventKind.INCIDENT_UPDATED,
+            actor=user,
+            summary=f"{evidence.filename}: taken at {said}",
+            data={"evidence": evidence.pk, "captured_at": captured_at.isoformat() if captured_at else None},
+        )
+        enqueue_correlation_on_commit(evidence.incident_id)
     return evidence

@@ -16,9 +16,9 @@ from rest_framework.views import APIView
 from accounts.selectors import current_user
 from evidence import selectors, services
 from evidence.serializers import (
-    EvidenceKindSerializer,
     EvidenceLinesSerializer,
     EvidenceSerializer,
+    EvidenceUpdateSerializer,
     UploadErrorSerializer,
 )
 from evidence.storage import MAX_LINES, UploadTooLarge, read_lines
@@ -120,15 +120,18 @@ class EvidenceDetailView(APIView):
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
-    @extend_schema(request=EvidenceKindSerializer, responses={200: EvidenceSerializer})
+    @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the evidence kind; the file is analysed again as that kind."""
+        """Correct the evidence kind (analysed again as that kind) or say when a snapshot was taken."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
-        form = EvidenceKindSerializer(data=request.data)
+        form = EvidenceUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
+        if "captured_at" in form.validated_data:
+            services.set_captured_at(user=user, evidence=evidence, captured_at=form.validated_data["captured_at"])
+        if "kind" in form.validated_data:
+            services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 

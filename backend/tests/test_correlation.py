@@ -73,3 +73,19 @@ def test_it_analyses_a_file_again_as_the_kind_a_person_chose(owner: User, teamma
     # An strace read as sysctl: every line is reported bad, by line number, and nothing is lost.
     assert card["analysis"]["error_line"] == 1
     assert "not a 'name = value' line" in card["analysis"]["error"]
+
+
+@pytest.mark.django_db
+def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_taken(owner: User, incident: Any) -> None:
+    # The "after" snapshot is uploaded first: by upload order the deltas would be negative.
+    after = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt")
+    before = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt")
+    client = client_for(owner)
+    for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:30Z")):
+        url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+    services.correlate(incident_id=incident.pk)
+    retransmits = Finding.objects.get(incident=incident, correlation__isnull=False, kind="host.retransmits")
+    assert retransmits.data["counters"]["TcpRetransSegs"] == 3
+    assert retransmits.data["values"]["TcpRetransSegs"] == {"before": 3, "after": 6}
+    assert retransmits.data["interval_s"] == 30.0

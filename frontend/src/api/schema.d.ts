@@ -291,7 +291,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Correct the evidence kind; the file is analysed again as that kind. */
+        /** @description Correct the evidence kind (analysed again as that kind) or say when a snapshot was taken. */
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
@@ -1086,23 +1086,16 @@ export interface components {
              * @description When it was uploaded.
              */
             readonly uploaded_at: string;
+            /**
+             * Format: date-time
+             * @description When the snapshot was taken, if a person said so.
+             */
+            readonly captured_at: string | null;
             /** @description The latest analysis run. */
             readonly analysis: components["schemas"]["AnalysisRun"] | null;
             /** @description What the latest analysis read (packets, bytes, ...). */
             readonly summary: unknown;
         };
-        /**
-         * @description * `capture` - capture
-         *     * `strace` - strace
-         *     * `kernel_versions` - kernel_versions
-         *     * `sysctl` - sysctl
-         *     * `counters` - counters
-         *     * `sockets` - sockets
-         *     * `latency` - latency
-         *     * `app_config` - app_config
-         * @enum {string}
-         */
-        EvidenceKindKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
         EvidenceLine: {
             /** @description 1-based line number. */
             number: number;
@@ -1117,6 +1110,18 @@ export interface components {
             /** @description The lines; fewer when the file ends first. */
             lines: components["schemas"]["EvidenceLine"][];
         };
+        /**
+         * @description * `capture` - capture
+         *     * `strace` - strace
+         *     * `kernel_versions` - kernel_versions
+         *     * `sysctl` - sysctl
+         *     * `counters` - counters
+         *     * `sockets` - sockets
+         *     * `latency` - latency
+         *     * `app_config` - app_config
+         * @enum {string}
+         */
+        EvidenceUpdateKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
         Finding: {
             /** @description Finding id. */
             readonly id: number;
@@ -1337,7 +1342,7 @@ export interface components {
          * @enum {string}
          */
         OnInconclusiveEnum: "retry_then_skip" | "skip";
-        PatchedEvidenceKindRequest: {
+        PatchedEvidenceUpdateRequest: {
             /**
              * @description The kind to read the file as, when detection from the content got it wrong.
              *
@@ -1350,7 +1355,12 @@ export interface components {
              *     * `latency` - latency
              *     * `app_config` - app_config
              */
-            kind?: components["schemas"]["EvidenceKindKindEnum"];
+            kind?: components["schemas"]["EvidenceUpdateKindEnum"];
+            /**
+             * Format: date-time
+             * @description When this snapshot was taken: orders counter snapshots and sets the interval of rates.
+             */
+            captured_at?: string | null;
         };
         PatchedIncidentUpdateRequest: {
             /** @description Short title. */
@@ -2626,9 +2636,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["PatchedEvidenceKindRequest"];
-                "application/x-www-form-urlencoded": components["schemas"]["PatchedEvidenceKindRequest"];
-                "multipart/form-data": components["schemas"]["PatchedEvidenceKindRequest"];
+                "application/json": components["schemas"]["PatchedEvidenceUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedEvidenceUpdateRequest"];
+                "multipart/form-data": components["schemas"]["PatchedEvidenceUpdateRequest"];
             };
         };
         responses: {

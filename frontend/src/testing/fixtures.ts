@@ -41,6 +41,7 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     kind: 'capture',
     uploaded_by: 'alice',
     uploaded_at: '2024-05-01T10:00:00Z',
+    captured_at: null,
     analysis: null,
     summary: null,
     ...overrides,
