@@ -79,6 +79,21 @@ def _refs_json(refs: Iterable[Any], evidence_ids: list[int]) -> list[dict[str, A
     return out
 
 
+def _finding_row(finding: Any, evidence_ids: list[int], **scope: Any) -> Finding:
+    """An engine finding as a row; ``scope`` says whose it is (a run or a correlation)."""
+    return Finding(
+        kind=finding.kind,
+        key=finding.key,
+        layer=finding.layer,
+        severity=finding.severity,
+        title=finding.title,
+        explanation=finding.explanation,
+        refs=_refs_json(finding.refs, evidence_ids),
+        data=dict(finding.data),
+        **scope,
+    )
+
+
 def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult) -> bool:
     """Write findings and the final status in one transaction, only if we still hold the claim."""
     evidence_result: EvidenceResult = result.evidence[0]
@@ -91,20 +106,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         incident = evidence.incident
         locked.findings.all().delete()
         findings = Finding.objects.bulk_create(
-            Finding(
-                run=locked,
-                incident=incident,
-                evidence=evidence,
-                kind=f.kind,
-                key=f.key,
-                layer=f.layer,
-                severity=f.severity,
-                title=f.title,
-                explanation=f.explanation,
-                refs=_refs_json(f.refs, [evidence.pk]),
-                data=dict(f.data),
-            )
-            for f in result.findings
+            _finding_row(f, [evidence.pk], run=locked, incident=incident, evidence=evidence) for f in result.findings
         )
         _store_connections(run=locked, evidence=evidence, connections=evidence_result.connections)
         has_content = bool(evidence_result.summary) and evidence_result.kind != "unknown"
@@ -243,20 +245,7 @@ def correlate(*, incident_id: int) -> int:
         correlation.evidence_ids = evidence_ids
         correlation.save()
         rows = Finding.objects.bulk_create(
-            Finding(
-                correlation=correlation,
-                incident=incident,
-                evidence=None,
-                kind=f.kind,
-                key=f.key,
-                layer=f.layer,
-                severity=f.severity,
-                title=f.title,
-                explanation=f.explanation,
-                refs=_refs_json(f.refs, evidence_ids),
-                data=dict(f.data),
-            )
-            for f in _unique(combined)
+            _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)
         )
         for row in rows:
             if (row.kind, row.key) not in before and row.severity in NOTABLE:

@@ -88,12 +88,14 @@ class WorkerProcess:
         return "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(self.log_dir.glob("worker-*.log")))
 
 
-def wait_for(predicate: Any, *, timeout: float, what: str, worker: WorkerProcess | None = None) -> Any:
+def wait_for(
+    predicate: Any, *, timeout: float, what: str, worker: WorkerProcess | None = None, interval: float = 0.1
+) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.1)
+        time.sleep(interval)
     logs = worker.logs() if worker else ""
     raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{logs}")
