@@ -67,8 +67,13 @@ bench: install
 	$(PY) bench/upload_memory.py
 	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip .data/bench/bulk.pcap
 
+FUZZ_SECONDS ?= 300
 fuzz: install
-	$(PY) workers/fuzz/fuzz_capture.py -max_total_time=600
+	mkdir -p .data/fuzz
+	for target in workers/fuzz/fuzz_*.py; do \
+	  echo "== $$target ($(FUZZ_SECONDS) s)"; \
+	  (cd .data/fuzz && ../../$(PY) ../../$$target -max_total_time=$(FUZZ_SECONDS)) || exit 1; \
+	done
 
 clean:
 	rm -rf .data/test .data/e2e frontend/dist
