@@ -86,7 +86,17 @@ def test_it_matches_tshark_per_connection(name: str) -> None:
         assert _as_tshark_role(c.first_rst_by, flipped) == first_rst, where
         # tshark counts SYN retries as retransmissions; we keep them with the handshake.
         ours = o.retransmissions + s.retransmissions + max(0, c.syn_count - 1) + max(0, c.synack_count - 1)
-        assert abs(ours - int(r["retrans"])) <= max(1, int(r["retrans"]) // 20), where
+        theirs, their_ooo = int(r["retrans"]), int(r["out_of_order"])
+        tol = max(1, (theirs + their_ooo) // 20)
+        # Where we differ from tshark we are more right: a segment re-sending bytes this capture
+        # already saw is a retransmission however soon it follows the highest segment (reordering
+        # never duplicates bytes), while tshark calls it out-of-order when it comes within the
+        # initial RTT (206_example_b: 52 segments resent after a zero window are such). So ours lie
+        # between tshark's retransmissions and its retransmissions + out-of-order, and the two
+        # together match.
+        assert theirs - tol <= ours <= theirs + their_ooo + tol, where
+        ours_ooo = o.out_of_order + s.out_of_order
+        assert abs(ours + ours_ooo - theirs - their_ooo) <= tol, where
         simple = c.syn_count == 1 and c.synack_count == 1 and (name, c.id) not in IRTT_DIFFERS
         if c.initial_rtt is not None and r["initial_rtt_s"] != "-" and simple:
             assert c.initial_rtt == pytest.approx(float(r["initial_rtt_s"]), abs=2e-6), where

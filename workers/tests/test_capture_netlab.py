@@ -7,6 +7,7 @@ Skipped (with the reason) only where the lab cannot run: not root, or no ``ip ne
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -92,20 +93,26 @@ def test_a_small_receive_buffer_over_a_long_path_caps_throughput_and_a_deadline_
 
 
 def test_request_response_with_one_percent_loss_shows_retransmissions(lab: NetLab) -> None:
+    lab.delay(5)  # a 10 ms round trip: the server streams a window while the losses are repaired
     # 1 % of the server's data packets (numgen counts only the packets that reach it).
     lab.router_rules(f"ip saddr {SERVER_IP} meta l4proto tcp meta length > 500 numgen inc mod 100 == 50 counter drop")
     serve(lab, "rr", "7004", "30000")
     client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
     client(lab, "rr", SERVER_IP, "7004", "4", "60", "30000")
     result = analyze([client_cap.stop(), server_cap.stop()])
-    # At the sender: every resent segment. At the receiver, in the middle of a burst, the
-    # resent segments filling the holes look reordered (Wireshark's rule), so only the
-    # sender's capture is held to the rate.
+    # At the sender every resent segment re-sends bytes its own capture already saw, so each is
+    # a retransmission, fast ones in the middle of a burst included. At the receiver a resent
+    # segment filling a hole soon after the highest one may be reordering (Wireshark's rule), so
+    # only the sender's capture is held to the rate.
     server_side = kinds(result.findings, 1)
     dropped = lab.nft_output("r", "list table inet lab")
     assert "tcp.retransmissions" in server_side, (sorted(server_side), dropped)
     rx = server_side["tcp.retransmissions"]
     assert rx.data["by_sender"]["server"]["rate"] >= 0.005, rx.explanation
+    # Every segment the router dropped was resent at least once, and seen resent at the server.
+    counter = re.search(r"counter packets (\d+)", dropped)
+    assert counter is not None, dropped
+    assert rx.data["by_sender"]["server"]["retransmissions"] >= int(counter.group(1)), (rx.explanation, dropped)
     (loss,) = [f for f in result.findings if f.kind == "path.loss_between_captures"]
     assert loss.data["lost_segments"] >= 10
     assert loss.data["nat"], loss.data

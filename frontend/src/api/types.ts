@@ -28,6 +28,27 @@ export type IncidentStatus = Incident['status'];
 export type Evidence = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['get']>;
 export type AnalysisRun = NonNullable<Evidence['analysis']>;
 export type AnalysisStatus = AnalysisRun['status'];
+export type EvidenceKindUpdate = Body<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['patch']>;
+export type EvidenceKind = NonNullable<EvidenceKindUpdate['kind']>;
+export type EvidenceLines = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/lines/']['get']>;
+
+export type ConnectionPage = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/']['get']>;
+export type Connection = ConnectionPage['results'][number];
+export type ConnectionListQuery = Query<
+  paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/']['get']
+>;
+export type ConnectionFlag = NonNullable<ConnectionListQuery['flag']>[number];
+export type ConnectionDetail = Ok<
+  paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/']['get']
+>;
+export type TimeSequence = Ok<
+  paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/time-sequence/']['get']
+>;
+export type TimeSequenceSender = NonNullable<
+  Query<
+    paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/time-sequence/']['get']
+  >['sender']
+>;
 
 export type Finding = Ok<paths['/api/incidents/{incident_id}/findings/']['get']>[number];
 export type FindingSeverity = Finding['severity'];
@@ -53,6 +74,7 @@ export type BisectStep = Bisect['steps'][number];
 export type BisectRun = BisectStep['runs'][number];
 export type StepVerdict = BisectStep['verdict'];
 export type FirstBadCommit = NonNullable<BisectSummary['first_bad']>;
+export type KnownChange = NonNullable<FirstBadCommit['known_change']>;
 export type VerdictRule = NonNullable<BisectCreate['rule']>;
 export type MetricDirection = NonNullable<BisectCreate['direction']>;
 export type KernelTag = Ok<paths['/api/bisects/kernel-tags/']['get']>[number];

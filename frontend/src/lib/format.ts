@@ -60,3 +60,33 @@ export function datetimeLocalToIso(value: string): string | undefined {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
+
+/** Milliseconds with a precision that suits the size: "0.025 ms", "3.4 ms", "137 ms". */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms < 1) return `${ms.toFixed(3)} ms`;
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  return `${Math.round(ms).toLocaleString('en-US')} ms`;
+}
+
+/** Bits per second in the unit people quote: "3.84 Mbit/s". */
+export function formatBitRate(bitsPerSecond: number): string {
+  if (!Number.isFinite(bitsPerSecond) || bitsPerSecond < 0) return '—';
+  if (bitsPerSecond >= 1e9) return `${(bitsPerSecond / 1e9).toFixed(2)} Gbit/s`;
+  if (bitsPerSecond >= 1e6) return `${(bitsPerSecond / 1e6).toFixed(2)} Mbit/s`;
+  if (bitsPerSecond >= 1e3) return `${(bitsPerSecond / 1e3).toFixed(1)} kbit/s`;
+  return `${bitsPerSecond.toFixed(0)} bit/s`;
+}
+
+/** Exact bytes for windows and buffers, where the round number matters: "65,536 B". */
+export function formatExactBytes(bytes: number): string {
+  return `${bytes.toLocaleString('en-US')} B`;
+}
+
+/** A packet's time of day to the millisecond, in the reader's time zone. */
+export function formatClock(epochSeconds: number): string {
+  if (!Number.isFinite(epochSeconds)) return '—';
+  const date = new Date(epochSeconds * 1000);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}

@@ -1,4 +1,4 @@
-import type { Bisect, BisectStep, ChecklistStep, Evidence, Finding } from '@/api/types';
+import type { Bisect, BisectStep, ChecklistStep, Connection, Evidence, Finding, TimeSequence } from '@/api/types';
 
 export function makeFinding(overrides: Partial<Finding> = {}): Finding {
   return {
@@ -134,6 +134,49 @@ export function makeBisect(overrides: Partial<Bisect> = {}): Bisect {
     error: '',
     steps: [],
     log: '',
+    ...overrides,
+  };
+}
+
+export function makeConnection(overrides: Partial<Connection> = {}): Connection {
+  return {
+    conn_id: 0,
+    client: '10.0.0.5:59236',
+    server: '10.1.2.3:9092',
+    first_time: 1714557600.25,
+    duration: 6.02,
+    packets_c2s: 153,
+    packets_s2c: 103,
+    bytes_c2s: 0,
+    bytes_s2c: 309_248,
+    retrans_c2s: 0,
+    retrans_s2c: 2,
+    syn_count: 1,
+    zero_windows: 49,
+    has_rst: true,
+    rtt_ms: 0.025,
+    ...overrides,
+  };
+}
+
+export function makeTimeSequence(overrides: Partial<TimeSequence> = {}): TimeSequence {
+  return {
+    connection: 0,
+    sender: 'server',
+    t0: 1714557600,
+    base_seq: 419279334,
+    window_scale: 10,
+    seg_time: [0.1, 0.3, 0.5],
+    seg_seq: [1, 1001, 1],
+    seg_len: [1000, 1000, 1000],
+    seg_retransmission: [false, false, true],
+    ack_time: [0.2, 0.4],
+    ack_seq: [1001, 2001],
+    ack_window_edge: [66537, 67537],
+    segments_total: 3,
+    acks_total: 2,
+    stride: 1,
+    error: null,
     ...overrides,
   };
 }

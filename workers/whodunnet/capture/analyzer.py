@@ -7,9 +7,11 @@ the pass, also when reading broke part way (the partial table is still analysed)
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from whodunnet.capture.connections import Connection, build_table
 from whodunnet.capture.findings import tcp_findings
@@ -20,7 +22,19 @@ from whodunnet.errors import MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import ErrorInfo, EvidenceResult, Finding, Ref
 
+if TYPE_CHECKING:
+    from whodunnet.capture.fast import FastReader
+
 Summary = dict[str, Any]
+
+#: Smaller inputs stay on the pure-Python path: loading the compiled kernel (numba's import
+#: and its on-disk cache, ~0.5 s; a first compile ~10 s) costs more than it saves below this.
+COMPILED_MIN_BYTES = 8 << 20
+
+
+def compiled_available() -> bool:
+    """numba is installed and ``WHODUNNET_NUMBA`` does not switch the compiled path off."""
+    return os.environ.get("WHODUNNET_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
 
 
 class CaptureAnalysis:
@@ -31,11 +45,20 @@ class CaptureAnalysis:
     once per chunk read (the caller throttles it).
     """
 
-    def __init__(self, *, limits: Limits = DEFAULT_LIMITS, on_progress: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+        on_progress: Callable[[float], None] | None = None,
+        compiled: bool | None = None,
+    ) -> None:
         self.limits = limits
         self.on_progress = on_progress
+        #: Take the numba path (``fast``) for pcap input. None: when numba is there, the path is not
+        #: switched off and the file is at least ``COMPILED_MIN_BYTES`` (or of unknown size).
+        self.compiled = compiled
         self.table = TcpTable()
-        self.reader: CaptureReader | None = None
+        self.reader: CaptureReader | FastReader | None = None
         self.compressed = False
         #: Bytes the gzip decompressor produced (or plain bytes read); never past the limit + 1.
         self.decompressed_bytes = 0
@@ -50,7 +73,16 @@ class CaptureAnalysis:
             def on_chunk() -> None:
                 report(opened.fraction())
 
-        self.reader = CaptureReader(opened.stream, self.table, max_caplen=self.limits.max_caplen, on_chunk=on_chunk)
+        max_caplen = self.limits.max_caplen
+        compiled = self.compiled
+        if compiled is None:
+            compiled = compiled_available() and (opened.size == 0 or opened.size >= COMPILED_MIN_BYTES)
+        if compiled:
+            from whodunnet.capture.fast import FastReader
+
+            self.reader = FastReader(opened.stream, self.table, max_caplen=max_caplen, on_chunk=on_chunk)
+        else:
+            self.reader = CaptureReader(opened.stream, self.table, max_caplen=max_caplen, on_chunk=on_chunk)
         try:
             self.reader.read()
         except MalformedInput as exc:

@@ -61,8 +61,20 @@ class PacketSink(Protocol):
     def packet(self, buf: bytes, off: int, caplen: int, wirelen: int, link: int, ts: float) -> None: ...
 
 
+#: ``bulk(buf, pos, end, interfaces, big_endian)`` reads a run of enhanced packet blocks from
+#: ``pos`` itself and returns (next position, packets, wire bytes, captured bytes, truncated,
+#: first time, last time, time of the last packet); it stops (next position == ``pos``) at any
+#: block it does not read exactly as this reader would, which this reader then takes.
+BulkReader = Callable[
+    [bytes, int, int, list[tuple[int, float, int, int]], bool], tuple[int, int, int, int, int, float, float, float]
+]
+
+
 class CaptureReader:
-    """Reads one pcap or pcapng stream, feeding packets to ``sink`` and counting them."""
+    """Reads one pcap or pcapng stream, feeding packets to ``sink`` and counting them.
+
+    ``bulk`` (the compiled path's) may read runs of pcapng packet blocks in one call.
+    """
 
     def __init__(
         self,
@@ -71,8 +83,10 @@ class CaptureReader:
         *,
         max_caplen: int,
         on_chunk: Callable[[], None] | None = None,
+        bulk: BulkReader | None = None,
     ) -> None:
         self._read = stream.read
+        self._bulk = bulk
         self._sink = sink
         self._max_caplen = max_caplen
         self._on_chunk = on_chunk
@@ -232,6 +246,7 @@ class CaptureReader:
 
     def _read_pcapng(self) -> None:
         packet = self._sink.packet
+        bulk = self._bulk
         max_caplen = self._max_caplen
         # Per interface: (linktype, timestamp divisor, timestamp offset in seconds, snaplen)
         ifaces: list[tuple[int, float, int, int]] = []
@@ -283,6 +298,18 @@ class CaptureReader:
                 if blen < 12 or blen & 3:
                     raise MalformedInput(f"pcapng block length {blen:,} is invalid", offset=start)
 
+                if btype == 6 and bulk is not None and ifaces:
+                    nxt, bn, bbytes, bcap, btrunc, bmin, bmax, blast = bulk(buf, pos, end, ifaces, endian == ">")
+                    if nxt != pos:
+                        pos = nxt
+                        n += bn
+                        nbytes += bbytes
+                        ncap += bcap
+                        ntrunc += btrunc
+                        tmin = min(tmin, bmin)
+                        tmax = max(tmax, bmax)
+                        last_ts = blast
+                        continue
                 if btype == 6 or btype == 2:  # enhanced / obsolete packet block
                     if blen < 32:
                         raise MalformedInput(f"packet block length {blen:,} is too short", offset=start)

@@ -48,6 +48,21 @@ class Sketch:
                 folded[q] = folded.get(q, 0) + c
             self.counts = folded
 
+    def add_n(self, v: int, n: int) -> None:
+        """``add(v)`` ``n`` times (the fold depends only on which values were seen)."""
+        counts = self.counts
+        if self.folded:
+            v = quantize(v)
+        counts[v] = counts.get(v, 0) + n
+        self.n += n
+        if not self.folded and len(counts) > EXACT_KEYS:
+            self.folded = True
+            folded: dict[int, int] = {}
+            for k, c in counts.items():
+                q = quantize(k)
+                folded[q] = folded.get(q, 0) + c
+            self.counts = folded
+
     def quantile(self, q: float) -> int | None:
         """The value at rank ``ceil(q * n)`` (nearest-rank), or None when empty."""
         if not self.n:

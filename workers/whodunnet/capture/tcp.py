@@ -39,6 +39,16 @@ RTO_IDLE = 0.2
 PINNED_SHARE = 0.85
 #: How many examples (SYN times, retransmission packets...) a connection keeps.
 MAX_EXAMPLES = 8
+#: Gaps in the sequence space a side has sent (seen jumps not yet filled) that are tracked.
+#: A segment inside one fills space never seen (reordering or a resend of a segment lost before
+#: the capture point); anything else below the highest sequence re-sends bytes this capture
+#: already saw, which only a retransmission does. When more gaps open, the lowest is
+#: forgotten (its space then counts as seen). The numba kernel keeps the same bound.
+MAX_HOLES = 8
+
+#: RTT samples are kept in microseconds as 64-bit integers by the compiled path; a corrupt
+#: timestamp can make one absurd, so both paths clamp it here (2**62 µs, ~146,000 years).
+MAX_RTT_US = float(1 << 62)
 
 M32 = 0xFFFFFFFF
 HALF = 1 << 31
@@ -75,6 +85,45 @@ def parse_options(buf: bytes, p: int, stop: int) -> tuple[int, int, bool, bool]:
     return mss, ws, sack, tsopt
 
 
+def fill_hole(holes: list[list[int]], a: int, b: int) -> bool:
+    """Remove [a, b) from the gaps; True when all of it lay in one gap (never seen before)."""
+    inside = False
+    i = 0
+    while i < len(holes):
+        h = holes[i]
+        hs, he = h
+        if he <= a or hs >= b:
+            i += 1
+            continue
+        if hs <= a and b <= he:
+            inside = True
+        if hs < a and b < he:  # strictly inside: split in two
+            h[1] = a
+            holes.insert(i + 1, [b, he])
+            if len(holes) > MAX_HOLES:
+                del holes[0]
+            return inside
+        if hs < a:
+            h[1] = a
+            i += 1
+        elif b < he:
+            h[0] = b
+            i += 1
+        else:
+            del holes[i]
+    return inside
+
+
+def forget_below(holes: list[list[int]], a: int) -> None:
+    """The peer acknowledged everything below ``a``: gaps there were filled out of our sight."""
+    while holes and holes[0][0] < a:
+        if holes[0][1] <= a:
+            del holes[0]
+        else:
+            holes[0][0] = a
+            break
+
+
 class SideState:
     """What one endpoint of a connection sent (and what the peer acknowledged of it).
 
@@ -94,6 +143,7 @@ class SideState:
         "first_data_ts",
         "first_ts",
         "flags",
+        "holes",
         "isn",
         "last_data_ts",
         "max_end",
@@ -145,6 +195,8 @@ class SideState:
         self.first_ts = -1.0
         self.isn = -1
         self.max_end = 0
+        #: Unfilled gaps below ``max_end``: [start, end) pairs, ascending, disjoint.
+        self.holes: list[list[int]] = []
         self.acked = 0
         self.ack_valid = False
         self.data_pkts = 0
@@ -595,11 +647,13 @@ class TcpTable(TcpDecoder):
             if not p.ack_valid or a > p.acked:
                 p.acked = a
                 p.ack_valid = True
+                if p.holes and p.holes[0][0] < a:
+                    forget_below(p.holes, a)
             if p.timed_end and a >= p.timed_end:
                 sample = ts - p.timed_ts
                 p.timed_end = 0
                 if sample >= 0:
-                    p.rtt.add(int(sample * 1e6))
+                    p.rtt.add(int(min(sample * 1e6, MAX_RTT_US)))
                     if p.rtt_min < 0 or sample < p.rtt_min:
                         p.rtt_min = sample
                     if sample > p.rtt_max:
@@ -640,11 +694,21 @@ class TcpTable(TcpDecoder):
                 if payload and not s.timed_end:
                     s.timed_end = seg_end
                     s.timed_ts = ts
+                if rel > s.max_end and not syn:
+                    s.holes.append([s.max_end, rel])
+                    if len(s.holes) > MAX_HOLES:
+                        del s.holes[0]
                 s.max_end = seg_end
                 s.adv_ts = ts
             elif syn or (payload <= 1 and not fin and rel == s.max_end - 1):
                 pass  # a SYN retry (counted with the handshake) or a keep-alive
-            elif ts - s.adv_ts < c.ooo_thresh and seg_end != s.max_end:
+            elif (
+                fill_hole(s.holes, rel, min(seg_end, s.max_end))
+                and ts - s.adv_ts < c.ooo_thresh
+                and seg_end != s.max_end
+            ):
+                # Space never seen here, soon after the highest segment: reordered (Wireshark's
+                # rule). Space already seen is always a retransmission, however soon it comes.
                 s.ooo += 1
             else:
                 s.retrans += 1

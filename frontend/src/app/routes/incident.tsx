@@ -50,7 +50,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
           <EvidenceSection incidentId={incidentId} />
           <Checklist
             incidentId={incidentId}
-            renderFindings={(findings) => <FindingList findings={findings} />}
+            renderFindings={(findings) => <FindingList findings={findings} incidentId={incidentId} />}
             renderStepActions={(layer) =>
               layer === 'kernel' && (
                 <button

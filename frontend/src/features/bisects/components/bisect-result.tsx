@@ -62,6 +62,31 @@ export function BisectResult({ job }: { job: Bisect }) {
           </dd>
         </div>
       </dl>
+      {first.known_change && (
+        <section className="known-change" aria-labelledby={`${id}-known`}>
+          <h3 id={`${id}-known`} className="small">
+            Known change in the kernel knowledge base
+          </h3>
+          <p>
+            <strong>{first.known_change.title}</strong>{' '}
+            <span className="muted small">
+              ({first.known_change.id}, first in {first.known_change.first_release})
+            </span>
+          </p>
+          {first.known_change.change && <p className="small">{first.known_change.change}</p>}
+          <ul className="source-links" aria-label="Sources">
+            {first.known_change.sources
+              .filter((url) => /^https?:\/\//i.test(url))
+              .map((url) => (
+                <li key={url}>
+                  <a href={url} target="_blank" rel="noopener noreferrer">
+                    {url}
+                  </a>
+                </li>
+              ))}
+          </ul>
+        </section>
+      )}
       <h3 className="small">Files touched ({first.files.length})</h3>
       <ul className="bisect-result__files" aria-label="Files touched">
         {first.files.map((file) => (

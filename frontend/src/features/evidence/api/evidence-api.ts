@@ -1,9 +1,9 @@
-import { queryOptions } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 
 import { api } from '@/api/client';
 import { unwrap } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
-import { DOWNLOAD_PATH, type Evidence } from '@/api/types';
+import { DOWNLOAD_PATH, type Evidence, type EvidenceKind } from '@/api/types';
 
 export const evidenceKeys = {
   list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
@@ -36,4 +36,25 @@ export const evidenceListQueryOptions = (incidentId: number) =>
 
 export function downloadUrl(incidentId: number, evidenceId: number): string {
   return DOWNLOAD_PATH.replace('{incident_id}', String(incidentId)).replace('{evidence_id}', String(evidenceId));
+}
+
+/** Reads the file again as another kind; the answer carries the new (queued) run, so polling starts at once. */
+export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (kind: EvidenceKind) =>
+      unwrap(
+        await api.PATCH('/api/incidents/{incident_id}/evidence/{evidence_id}/', {
+          params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
+          body: { kind },
+        }),
+      ),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(evidenceKeys.list(incidentId), (list: Evidence[] | undefined) =>
+        list?.map((item) => (item.id === updated.id ? updated : item)),
+      );
+      // Findings, the checklist and the timeline change with the new run.
+      void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
+    },
+  });
 }

@@ -1,14 +1,17 @@
 import { useId } from 'react';
+import { Link } from 'react-router-dom';
 
 import { Badge, type BadgeTone } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
 import { ProgressBar } from '@/components/progress-bar';
 import type { AnalysisRun, Evidence } from '@/api/types';
 import { formatBytes, formatCount, formatDateTime } from '@/lib/format';
+import { evidenceAnchorId } from '@/lib/anchors';
 import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
+import { KindCorrection } from './kind-correction';
 
 /**
  * The run states the UI knows. The schema types `analysis.status` as a plain string for now, so it is
@@ -68,8 +71,18 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
   const run = evidence.analysis;
   const status = run ? oneOf(RUN_STATUSES, run.status) : undefined;
   const summary = isRecord(evidence.summary) ? evidence.summary : null;
+  const connections =
+    evidence.kind === 'capture' && status === 'done' && typeof summary?.tcp_connections === 'number'
+      ? summary.tcp_connections
+      : undefined;
   return (
-    <article className="card evidence-card" aria-labelledby={`${id}-name`}>
+    // The id is what a finding's evidence reference scrolls to.
+    <article
+      className="card evidence-card"
+      id={evidenceAnchorId(evidence.id)}
+      tabIndex={-1}
+      aria-labelledby={`${id}-name`}
+    >
       <header className="card__head">
         <h3 id={`${id}-name`} className="mono evidence-card__name">
           {evidence.filename}
@@ -105,6 +118,19 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       <AnalysisState run={run} filename={evidence.filename} />
       {/* A failed analysis may still have read part of the file: show what it got. */}
       {summary && (status === 'done' || status === 'failed') && <EvidenceSummary summary={summary} />}
+      {connections !== undefined && (
+        <p>
+          <Link to={`/incidents/${incidentId}/evidence/${evidence.id}/connections`}>
+            Connections ({formatCount(connections)})
+          </Link>
+        </p>
+      )}
+      <KindCorrection
+        key={evidence.kind}
+        evidence={evidence}
+        incidentId={incidentId}
+        busy={status === 'queued' || status === 'running'}
+      />
       <footer className="card__foot">
         <a href={downloadUrl(incidentId, evidence.id)} download>
           Download

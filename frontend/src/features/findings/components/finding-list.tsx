@@ -4,7 +4,15 @@ import { FINDING_SEVERITY_RANK, severityOf } from '../labels';
 import { FindingCard } from './finding-card';
 
 /** Findings, most severe first (then in the order they were made). */
-export function FindingList({ findings, empty }: { findings: Finding[]; empty?: string }) {
+export function FindingList({
+  findings,
+  incidentId,
+  empty,
+}: {
+  findings: Finding[];
+  incidentId: number;
+  empty?: string;
+}) {
   if (findings.length === 0) return empty ? <p className="muted small">{empty}</p> : null;
   const sorted = [...findings].sort(
     (a, b) =>
@@ -13,7 +21,7 @@ export function FindingList({ findings, empty }: { findings: Finding[]; empty?: 
   return (
     <div className="findings">
       {sorted.map((f) => (
-        <FindingCard key={f.id} finding={f} />
+        <FindingCard key={f.id} finding={f} incidentId={incidentId} />
       ))}
     </div>
   );

@@ -1,0 +1,160 @@
+import { render, screen } from '@testing-library/react';
+import type uPlot from 'uplot';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { makeTimeSequence } from '@/testing/fixtures';
+
+import { toStevensData } from '../../lib/stevens-data';
+import { drawBand, initialView, STEVENS_COLOURS } from '../../lib/stevens-options';
+import { StevensGraph } from '../stevens-graph';
+
+// jsdom has no 2D canvas context, so uPlot cannot draw here: a stand-in records what it was asked
+// to draw and puts a canvas where uPlot would.
+const plots = vi.hoisted(
+  () =>
+    [] as {
+      opts: uPlot.Options;
+      data: uPlot.AlignedData;
+      destroyed: boolean;
+      scales: Record<string, { min: number; max: number }>;
+    }[],
+);
+vi.mock('uplot', () => ({
+  default: class FakeUPlot {
+    record: {
+      opts: uPlot.Options;
+      data: uPlot.AlignedData;
+      destroyed: boolean;
+      scales: Record<string, { min: number; max: number }>;
+    };
+    constructor(opts: uPlot.Options, data: uPlot.AlignedData, target: HTMLElement) {
+      this.record = { opts, data, destroyed: false, scales: {} };
+      plots.push(this.record);
+      target.appendChild(document.createElement('canvas'));
+    }
+    setScale(key: string, limits: { min: number; max: number }) {
+      this.record.scales[key] = limits;
+    }
+    setSize() {
+      // nothing to lay out in jsdom
+    }
+    destroy() {
+      this.record.destroyed = true;
+    }
+  },
+}));
+
+beforeEach(() => {
+  plots.length = 0;
+});
+
+describe('StevensGraph', () => {
+  it('draws segments, retransmissions, the ACK line and the window edge on one canvas', () => {
+    const { container } = render(<StevensGraph series={makeTimeSequence()} />);
+    expect(container.querySelectorAll('canvas')).toHaveLength(1);
+    expect(screen.getByRole('img', { name: 'Time-sequence graph: 3 data segments, 2 ACKs' })).toBeInTheDocument();
+    expect(plots).toHaveLength(1);
+    const { opts, data } = plots[0] ?? { opts: { series: [] }, data: [] };
+
+    expect(opts.series.map((s) => s.label)).toEqual([
+      'Time',
+      'Data segments',
+      'Retransmissions',
+      'ACK',
+      'Advertised window edge',
+    ]);
+    // Segments are points only; the ACK and window lines are lines across the segment rows.
+    expect(opts.series[1]?.points?.show).toBe(true);
+    expect(opts.series[2]?.stroke).toBe(STEVENS_COLOURS.retransmissions);
+    expect(opts.series[3]?.spanGaps).toBe(true);
+    expect(opts.series[4]?.spanGaps).toBe(true);
+
+    // Segments at 0.1, 0.3, 0.5 s (the last one retransmitted) and ACKs at 0.2, 0.4 s, merged in time.
+    expect(Array.from(data[0] as Float64Array)).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
+    expect(data[1]).toEqual([1, null, 1001, null, null]);
+    expect(data[2]).toEqual([null, null, null, null, 1]);
+    expect(data[3]).toEqual([null, 1001, null, 2001, null]);
+    expect(data[4]).toEqual([null, 66537, null, 67537, null]);
+    expect(opts.hooks?.drawClear).toBeUndefined();
+  });
+
+  it('shades a referenced time range, relative to the series’ time origin', () => {
+    const series = makeTimeSequence();
+    render(<StevensGraph series={series} highlight={[series.t0 + 0.2, series.t0 + 0.4]} />);
+    expect(plots[0]?.opts.hooks?.drawClear).toHaveLength(1);
+    const fillRect = vi.fn();
+    drawBand(
+      {
+        valToPos: (value: number) => value * 1000,
+        bbox: { left: 50, top: 10, width: 1000, height: 300 },
+        ctx: { save: vi.fn(), restore: vi.fn(), fillRect, fillStyle: '' },
+      },
+      [0.2, 0.4],
+    );
+    const [left, top, width, height] = fillRect.mock.calls[0] as number[];
+    expect(left).toBeCloseTo(200);
+    expect(width).toBeCloseTo(200);
+    expect([top, height]).toEqual([10, 300]);
+
+    // Zoomed in past the band's start: it begins at the plot's left edge.
+    fillRect.mockClear();
+    drawBand(
+      {
+        valToPos: (value: number) => value * 1000,
+        bbox: { left: 300, top: 10, width: 1000, height: 300 },
+        ctx: { save: vi.fn(), restore: vi.fn(), fillRect, fillStyle: '' },
+      },
+      [0.2, 0.4],
+    );
+    expect(fillRect.mock.calls[0]?.slice(0, 3)).toEqual([300, 10, 100]);
+  });
+
+  it('opens on a referenced time range that is a small part of the connection', () => {
+    const series = makeTimeSequence({
+      seg_time: [0, 10, 20, 30],
+      seg_seq: [1, 2, 3, 4],
+      seg_len: [1, 1, 1, 1],
+      seg_retransmission: [false, false, true, false],
+      ack_time: [],
+      ack_seq: [],
+      ack_window_edge: [],
+    });
+    render(<StevensGraph series={series} highlight={[series.t0 + 19, series.t0 + 21]} />);
+    expect(plots[0]?.scales.x).toEqual({ min: 18.5, max: 21.5 });
+    // A range that covers most of the connection leaves the whole of it in view.
+    expect(initialView(new Float64Array([0, 30]), [0, 29])).toBeNull();
+    expect(initialView(new Float64Array([0, 30]), undefined)).toBeNull();
+  });
+
+  it('destroys the chart when it goes away', () => {
+    const { unmount } = render(<StevensGraph series={makeTimeSequence()} />);
+    unmount();
+    expect(plots[0]?.destroyed).toBe(true);
+  });
+});
+
+describe('toStevensData', () => {
+  it('keeps a hundred thousand segments in flat columns, in time order even when the clock stepped back', () => {
+    const n = 100_000;
+    const segTime = Array.from({ length: n }, (_, i) => i / 1000);
+    segTime[10] = 0.0005; // a timestamp that went backwards
+    const series = makeTimeSequence({
+      seg_time: segTime,
+      seg_seq: segTime.map((_, i) => i * 1448),
+      seg_len: segTime.map(() => 1448),
+      seg_retransmission: segTime.map((_, i) => i % 1000 === 0),
+      ack_time: [0.00025],
+      ack_seq: [1448],
+      ack_window_edge: [1448 + 65536],
+    });
+    const started = performance.now();
+    const [x, segments, retransmissions, acks] = toStevensData(series);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(x).toHaveLength(n + 1);
+    const backwards = x.findIndex((t, i) => i > 0 && t < (x[i - 1] ?? 0));
+    expect(backwards).toBe(-1);
+    expect(retransmissions.filter((v) => v !== null)).toHaveLength(100);
+    expect(segments.filter((v) => v !== null)).toHaveLength(n - 100);
+    expect(acks.filter((v) => v !== null)).toEqual([1448]);
+  });
+});

@@ -1,0 +1,118 @@
+import uPlot from 'uplot';
+
+import { formatBytes } from '@/lib/format';
+
+import { STEVENS_SERIES } from './stevens-data';
+
+export const STEVENS_HEIGHT = 420;
+
+/** Colours per series; retransmissions stand out in red. */
+export const STEVENS_COLOURS = {
+  segments: '#2456c7',
+  retransmissions: '#d92d20',
+  acks: '#1d7a46',
+  windowEdge: '#c77700',
+} as const;
+
+function pointsOnly(label: string, colour: string, size: number): uPlot.Series {
+  return {
+    label,
+    stroke: colour,
+    fill: colour,
+    // Draw every point, however dense: a missing retransmission would hide the story.
+    paths: () => null,
+    points: { show: true, size, stroke: colour, fill: colour, width: 0 },
+  };
+}
+
+function line(label: string, colour: string): uPlot.Series {
+  return { label, stroke: colour, width: 1.25, spanGaps: true, points: { show: false } };
+}
+
+/** What drawing a band needs from a chart (uPlot has it all). */
+export interface BandCanvas {
+  valToPos: (value: number, scale: string, canvasPixels: boolean) => number;
+  bbox: { left: number; top: number; width: number; height: number };
+  ctx: Pick<CanvasRenderingContext2D, 'save' | 'restore' | 'fillRect' | 'fillStyle'>;
+}
+
+/** Shades a time range (seconds after t0) behind the series, the full height of the plot area. */
+export function drawBand(u: BandCanvas, band: readonly [number, number]): void {
+  const { bbox, ctx } = u;
+  // Clipped to the plot area: once zoomed in, the range may reach far outside it.
+  const left = Math.max(u.valToPos(band[0], 'x', true), bbox.left);
+  const right = Math.min(u.valToPos(band[1], 'x', true), bbox.left + bbox.width);
+  if (right < left) return;
+  ctx.save();
+  ctx.fillStyle = 'rgba(255, 196, 0, 0.18)';
+  ctx.fillRect(left, bbox.top, Math.max(right - left, 2), bbox.height);
+  ctx.restore();
+}
+
+/**
+ * The options for one graph. Exported so that tests can check what the chart is asked to draw.
+ * A highlighted time range is drawn as a shaded band behind the series.
+ */
+export function stevensOptions(
+  width: number,
+  band: readonly [number, number] | undefined,
+  onZoom?: (min: number, max: number) => void,
+): uPlot.Options {
+  const [segments, retransmissions, acks, windowEdge] = STEVENS_SERIES;
+  return {
+    width,
+    height: STEVENS_HEIGHT,
+    scales: { x: { time: false } },
+    axes: [
+      { label: 'Seconds after the first packet', values: (_u, ticks) => ticks.map((t) => `${String(t)} s`) },
+      {
+        label: 'Relative sequence number',
+        size: 80,
+        values: (_u, ticks) => ticks.map((t) => formatBytes(t)),
+      },
+    ],
+    // The page draws its own legend (accessible, and testable without a canvas).
+    legend: { show: false },
+    // No hover points: with 200k rows and sparse series, finding the nearest non-null value costs a scan per move.
+    cursor: { drag: { x: true, y: true, uni: 20 }, points: { show: false } },
+    series: [
+      { label: 'Time' },
+      pointsOnly(segments, STEVENS_COLOURS.segments, 3),
+      pointsOnly(retransmissions, STEVENS_COLOURS.retransmissions, 6),
+      line(acks, STEVENS_COLOURS.acks),
+      line(windowEdge, STEVENS_COLOURS.windowEdge),
+    ],
+    hooks: {
+      ...(band
+        ? {
+            drawClear: [
+              (u: uPlot) => {
+                drawBand(u, band);
+              },
+            ],
+          }
+        : {}),
+      // Say which time range is on screen (drag-zoom and double-click reset change it).
+      setScale: [
+        (u: uPlot, key: string) => {
+          const { min, max } = u.scales.x ?? {};
+          if (key === 'x' && min !== undefined && max !== undefined) onZoom?.(min, max);
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * Where the graph opens: on a referenced time range that is a small part of the connection (with a
+ * margin either side), so an RTO in a 30 s transfer is visible at once; otherwise the whole of it.
+ */
+export function initialView(x: Float64Array, band: readonly [number, number] | undefined): [number, number] | null {
+  if (!band || x.length < 2) return null;
+  const first = x[0] ?? 0;
+  const span = (x[x.length - 1] ?? 0) - first;
+  const width = band[1] - band[0];
+  if (span <= 0 || width >= span / 2) return null;
+  const margin = Math.max(width * 0.25, span * 0.01);
+  return [band[0] - margin, band[1] + margin];
+}

@@ -1,0 +1,70 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+
+import type { Evidence } from '@/api/types';
+import { makeEvidence, makeRun } from '@/testing/fixtures';
+import { json, mockApi, setCsrfCookie } from '@/testing/mock-api';
+import { renderWithProviders } from '@/testing/render';
+
+import { EvidenceSection } from '../evidence-section';
+
+const LIST = '/api/incidents/4/evidence/';
+
+describe('Correcting an evidence kind', () => {
+  it('PATCHes the chosen kind, then the card shows the new run waiting for a worker', async () => {
+    const user = userEvent.setup();
+    const token = setCsrfCookie();
+    let current: Evidence = makeEvidence({
+      filename: 'uname.txt',
+      kind: 'latency',
+      analysis: makeRun({ status: 'done', progress: 1 }),
+      summary: { lines: 1 },
+    });
+    const { requests } = mockApi({
+      [`GET ${LIST}`]: () => json([current]),
+      [`PATCH ${LIST}11/`]: () => {
+        current = {
+          ...current,
+          kind: 'kernel_versions',
+          analysis: makeRun({ id: 6, status: 'queued', forced_kind: 'kernel_versions' }),
+        };
+        return json(current);
+      },
+    });
+    renderWithProviders(<EvidenceSection incidentId={4} />);
+    const card = await screen.findByRole('article', { name: 'uname.txt' });
+    const select = within(card).getByLabelText('Evidence kind');
+    expect(select).toHaveValue('latency');
+    expect(
+      within(select)
+        .getAllByRole('option')
+        .map((o) => o.getAttribute('value')),
+    ).toEqual(['capture', 'strace', 'kernel_versions', 'sysctl', 'counters', 'sockets', 'latency', 'app_config']);
+    await user.selectOptions(select, 'kernel_versions');
+    await user.click(within(card).getByRole('button', { name: 'Analyse again' }));
+
+    await within(card).findByText(/Waiting for a worker/);
+    const patch = requests.find((r) => r.method === 'PATCH');
+    expect(patch?.body).toEqual({ kind: 'kernel_versions' });
+    expect(patch?.headers.get('X-CSRFToken')).toBe(token);
+    expect(within(card).getByText('Queued')).toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'Analyse again' })).toBeDisabled();
+    await waitFor(() => {
+      expect(within(card).getByLabelText('Evidence kind')).toHaveValue('kernel_versions');
+    });
+  });
+
+  it('says why when the server refuses', async () => {
+    const user = userEvent.setup();
+    setCsrfCookie();
+    mockApi({
+      [`GET ${LIST}`]: () => json([makeEvidence({ analysis: makeRun({ status: 'done', progress: 1 }) })]),
+      [`PATCH ${LIST}11/`]: () => json({ detail: 'The file is still being analysed.' }, 409),
+    });
+    renderWithProviders(<EvidenceSection incidentId={4} />);
+    const card = await screen.findByRole('article', { name: 'client.pcap' });
+    await user.click(within(card).getByRole('button', { name: 'Analyse again' }));
+    expect(await within(card).findByText(/The file is still being analysed/)).toBeInTheDocument();
+  });
+});
