@@ -58,3 +58,23 @@ export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
     },
   });
 }
+
+/** Say when a snapshot was taken (null: unknown); counter snapshots are then paired by it. */
+export function useSetCapturedAt(incidentId: number, evidenceId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (capturedAt: string | null) =>
+      unwrap(
+        await api.PATCH('/api/incidents/{incident_id}/evidence/{evidence_id}/', {
+          params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
+          body: { captured_at: capturedAt },
+        }),
+      ),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(evidenceKeys.list(incidentId), (list: Evidence[] | undefined) =>
+        list?.map((item) => (item.id === updated.id ? updated : item)),
+      );
+      void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
+    },
+  });
+}

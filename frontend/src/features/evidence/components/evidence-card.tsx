@@ -11,6 +11,7 @@ import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
+import { CapturedAtForm } from './captured-at-form';
 import { KindCorrection } from './kind-correction';
 
 /**
@@ -131,6 +132,9 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
         incidentId={incidentId}
         busy={status === 'queued' || status === 'running'}
       />
+      {evidence.kind === 'counters' && (
+        <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+      )}
       <footer className="card__foot">
         <a href={downloadUrl(incidentId, evidence.id)} download>
           Download
