@@ -54,9 +54,31 @@ def test_it_lists_dfa2f0483360_between_6_5_13_and_6_6_10_but_not_its_6_6_33_fix(
     assert [r["id"] for r in rng2.data["changes"]] == ["697a6c8cec03"]
 
 
+def test_it_finds_seed_004s_tap_fix_between_4_15_and_4_16(tmp_path: Path) -> None:
+    versions = tmp_path / "hv-7.txt"
+    versions.write_text("hv-7 before: 4.15.0-20-generic\nhv-7 after: 4.16.3\n")
+    rng = one(analyze([versions]).findings, "kernel.known_change_in_range")
+    (row,) = rng.data["changes"]
+    assert (row["id"], row["title"], row["direction"]) == ("88fae87327a2", "tap: fix use-after-free", "gained")
+    older = tmp_path / "older.txt"
+    older.write_text("before: 4.4.0\nafter: 4.15.0\n")
+    rows = {r["id"]: r for r in one(analyze([older]).findings, "kernel.known_change_in_range").data["changes"]}
+    assert sorted(rows) == ["362899b8725b"] and rows["362899b8725b"]["unfixed_in_after"]
+    assert rows["362899b8725b"]["fixed_by"] == [{"id": "88fae87327a2", "after_has": False, "before_has": False}]
+
+
+def test_it_places_the_ecn_fallback_in_4_2_not_4_1(tmp_path: Path) -> None:
+    versions = tmp_path / "ecn.txt"
+    versions.write_text("before: 4.1.52\nafter: 4.2.0\n")
+    rng = one(analyze([versions]).findings, "kernel.known_change_in_range")
+    assert [r["id"] for r in rng.data["changes"]] == ["492135557dc0"]
+
+
 def test_it_has_a_source_for_every_knowledge_base_entry() -> None:
     ids = {c["id"] for c in changes()}
-    assert {"dfa2f0483360", "697a6c8cec03", "05f76b2d634e", "ccce324dabfe", "492135557dc0"} <= ids
+    assert {
+        "dfa2f0483360", "697a6c8cec03", "05f76b2d634e", "ccce324dabfe", "492135557dc0", "362899b8725b", "88fae87327a2",
+    } <= ids  # fmt: skip
     for c in changes():
         assert c["sources"] and all(s.startswith("https://") for s in c["sources"])
         assert len(c["commit"]) == 40 and c["commit"].startswith(c["id"])
