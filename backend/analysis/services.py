@@ -306,9 +306,11 @@ def execute_run(*, run_id: int) -> None:
     # Imported here so the web process never loads the engine.
     from whodunnet.engine import analyze
     from whodunnet.limits import Limits
+    from whodunnet.tuning import Tuning
 
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
-    result = analyze([evidence.path], progress=progress, limits=limits, kinds=[run.forced_kind or None])
+    tuning = Tuning.from_json(evidence.tuning)
+    result = analyze([evidence.path], progress=progress, limits=limits, kinds=[run.forced_kind or None], tuning=tuning)
     if not _store_result(run=run, token=token, result=result):
         logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
 

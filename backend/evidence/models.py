@@ -26,6 +26,9 @@ class Evidence(models.Model):
     # When a snapshot was taken, as a person says; it orders counter snapshots (before/after)
     # and gives the interval for rates, over the file's own timestamp and the upload order.
     captured_at = models.DateTimeField(null=True, blank=True)
+    # Analysis settings a person changed for this file (whodunnet.tuning.Tuning as JSON, e.g.
+    # {"bbr": {"bottom_share": 0.1}}); empty means the engine's defaults.
+    tuning = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -9,11 +10,37 @@ from analysis.models import AnalysisRun
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 from whodunnet.engine import EVIDENCE_KINDS
+from whodunnet.tuning import BBR_RANGES, Tuning
 
 
 def latest_run(evidence: Evidence) -> AnalysisRun | None:
     runs = list(evidence.runs.all())
     return max(runs, key=lambda run: run.pk) if runs else None
+
+
+def _bbr_field(name: str, help_text: str) -> serializers.Field[Any, Any, Any, Any]:
+    low, high, whole = BBR_RANGES[name]
+    if whole:
+        return serializers.IntegerField(min_value=int(low), max_value=int(high), help_text=help_text)
+    return serializers.FloatField(min_value=low, max_value=high, help_text=help_text)
+
+
+class BbrSettingsSerializer(serializers.Serializer[Any]):
+    """Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots."""
+
+    bottom_share = _bbr_field("bottom_share", "Share of prefixes counted as bad in each interval (0.2 = 20 %).")
+    min_bytes = _bbr_field("min_bytes", "Flows that moved fewer bytes are ignored.")
+    min_duty = _bbr_field("min_duty", "A candidate is in the bad group in at least this share of its intervals.")
+    max_flap = _bbr_field("max_flap", "...and changes in or out in at most this share of them.")
+    v4_prefix = _bbr_field("v4_prefix", "IPv4 prefix length peers are grouped by.")
+    v6_prefix = _bbr_field("v6_prefix", "IPv6 prefix length peers are grouped by.")
+
+
+class BbrSettingsUpdateSerializer(BbrSettingsSerializer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.required = False
 
 
 class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
@@ -29,6 +56,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     )
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
+    bbr = serializers.SerializerMethodField(help_text="The BBR-candidate settings this file is analysed with.")
 
     class Meta:
         model = Evidence
@@ -43,12 +71,17 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "captured_at",
             "analysis",
             "summary",
+            "bbr",
         ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
     def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
         run = latest_run(evidence)
         return dict(AnalysisRunSerializer(run).data) if run else None
+
+    @extend_schema_field(BbrSettingsSerializer)
+    def get_bbr(self, evidence: Evidence) -> dict[str, Any]:
+        return asdict(Tuning.from_json(evidence.tuning).bbr)
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_summary(self, evidence: Evidence) -> Any:
@@ -70,6 +103,9 @@ class EvidenceUpdateSerializer(serializers.Serializer[Any]):
         required=False,
         allow_null=True,
         help_text="When this snapshot was taken: orders counter snapshots and sets the interval of rates.",
+    )
+    bbr = BbrSettingsUpdateSerializer(
+        required=False, help_text="Change the BBR-candidate settings (sockets evidence); the file is analysed again."
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,6 +17,7 @@ from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
+from whodunnet.tuning import Tuning
 
 MAX_FILENAME = 255
 CAPTURE_FORMATS = ("pcap", "pcapng")
@@ -99,6 +101,26 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
             data={"evidence": evidence.pk, "from": previous, "to": kind},
         )
         queue_run(evidence=evidence, forced_kind=kind)
+    return evidence
+
+
+def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
+    """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        merged = {**(evidence.tuning.get("bbr") or {}), **changes}
+        evidence.tuning = Tuning.from_json({**evidence.tuning, "bbr": merged}).to_json()
+        evidence.save(update_fields=["tuning"])
+        said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()))
+        record_event(
+            incident=evidence.incident,
+            kind=EventKind.INCIDENT_UPDATED,
+            actor=user,
+            summary=f"{evidence.filename}: BBR-candidate settings {said}; analysing it again",
+            data={"evidence": evidence.pk, "bbr": evidence.tuning["bbr"]},
+        )
+        forced = evidence.kind if evidence.kind != evidence.detected_kind else ""
+        queue_run(evidence=evidence, forced_kind=forced)
     return evidence
 
 

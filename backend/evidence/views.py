@@ -122,7 +122,7 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the evidence kind (analysed again as that kind) or say when a snapshot was taken."""
+        """Correct the kind, say when a snapshot was taken, or change the BBR-candidate settings."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
@@ -132,6 +132,8 @@ class EvidenceDetailView(APIView):
             services.set_captured_at(user=user, evidence=evidence, captured_at=form.validated_data["captured_at"])
         if "kind" in form.validated_data:
             services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
+        if "bbr" in form.validated_data:
+            services.set_bbr_settings(user=user, evidence=evidence, changes=form.validated_data["bbr"])
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 

@@ -89,3 +89,28 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     assert retransmits.data["counters"]["TcpRetransSegs"] == 3
     assert retransmits.data["values"]["TcpRetransSegs"] == {"before": 3, "after": 6}
     assert retransmits.data["interval_s"] == 30.0
+
+
+@pytest.mark.django_db
+def test_a_teammate_changes_the_bbr_candidate_settings_and_the_file_is_read_again(
+    owner: User, teammate: User, incident: Any
+) -> None:
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback" / "ss-tinmoe-timeseries.txt")
+    first = Finding.objects.get(evidence=evidence, kind="sockets.bbr_candidates")
+    assert first.data["params"]["min_bytes"] == 100_000 and first.data["intervals"] == 8
+    client = client_for(teammate)
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+    assert client.get(url).json()["bbr"]["bottom_share"] == 0.2
+    refused = client.patch(url, {"bbr": {"bottom_share": 2}}, format="json")
+    assert refused.status_code == 400 and "bottom_share" in refused.json()["bbr"]
+    response = client.patch(url, {"bbr": {"min_bytes": 1000}}, format="json")
+    assert response.status_code == 200
+    card = response.json()
+    assert card["bbr"]["min_bytes"] == 1000 and card["bbr"]["bottom_share"] == 0.2
+    assert card["analysis"]["status"] == "queued"
+    services.execute_run(run_id=card["analysis"]["id"])
+    again = Finding.objects.get(run_id=card["analysis"]["id"], kind="sockets.bbr_candidates")
+    # Flows of 1 KB and more now count: every snapshot with the slow reader has data.
+    assert again.data["params"]["min_bytes"] == 1000 and again.data["intervals"] == 12
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    assert "ss-tinmoe-timeseries.txt: BBR-candidate settings min_bytes 1000; analysing it again" in summaries

@@ -41,6 +41,7 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("get", base + f"evidence/{evidence.pk}/connections/0/", None),
         ("get", base + f"evidence/{evidence.pk}/connections/0/time-sequence/", None),
         ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"bbr": {"min_bytes": 1000}}),
     ]
 
 

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
 from whodunnet.model import AnalysisResult
+from whodunnet.tuning import BBR_RANGES, BbrParams, Tuning
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +30,43 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="stop reading a file after N (decompressed) bytes; default 10 GiB",
     )
+    bbr = p.add_argument_group(
+        "BBR candidates (seed 003)", "how sockets.bbr_candidates ranks prefixes over ss snapshots"
+    )
+    defaults = BbrParams()
+    bbr.add_argument(
+        "--bbr-bottom-share",
+        type=float,
+        default=defaults.bottom_share,
+        metavar="F",
+        help="share of prefixes that are 'bad' in an interval; default 0.2",
+    )
+    bbr.add_argument(
+        "--bbr-min-bytes",
+        type=int,
+        default=defaults.min_bytes,
+        metavar="N",
+        help="ignore flows that moved fewer bytes; default 100000",
+    )
+    bbr.add_argument(
+        "--bbr-min-duty",
+        type=float,
+        default=defaults.min_duty,
+        metavar="F",
+        help="a candidate is bad in at least this share of its intervals; default 0.5",
+    )
+    bbr.add_argument(
+        "--bbr-max-flap",
+        type=float,
+        default=defaults.max_flap,
+        metavar="F",
+        help="and changes state in at most this share of them; default 0.5",
+    )
+    bbr.add_argument(
+        "--bbr-v4-prefix", type=int, default=defaults.v4_prefix, metavar="BITS", help="IPv4 prefix length; default 24"
+    )
+    bbr.add_argument("--bbr-v6-prefix", type=int, default=defaults.v6_prefix, metavar="BITS",
+                     help="IPv6 prefix length; default 56")  # fmt: skip
     p.set_defaults(handler=run)
 
 
@@ -39,7 +77,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"whodunnet analyze: error: no such file: {f}", file=sys.stderr)
     if missing:
         return 2
-    result = analyze(args.files, limits=Limits(max_input_bytes=args.max_input_bytes))
+    try:
+        tuning = Tuning.from_json({"bbr": {name: getattr(args, f"bbr_{name}") for name in BBR_RANGES}})
+    except ValueError as exc:
+        print(f"whodunnet analyze: error: {exc}", file=sys.stderr)
+        return 2
+    result = analyze(args.files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from whodunnet import ENGINE_VERSION
 from whodunnet.capture import analyze_capture
@@ -22,6 +23,7 @@ from whodunnet.errors import MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
 from whodunnet.textkinds.registry import TEXT_ANALYZERS
+from whodunnet.tuning import DEFAULT_TUNING, Tuning
 
 ProgressCallback = Callable[[float, str], None]
 #: ``(index, path, limits=..., progress=...) -> (evidence, findings)``
@@ -33,6 +35,14 @@ ANALYZERS: dict[str, Analyzer] = {
     "pcapng": analyze_capture,
 }
 ANALYZERS.update(TEXT_ANALYZERS)  # strace, kernel versions, sysctl, counters, sockets, latency, app config
+
+#: Detected kind → the keyword arguments its analyzer takes from the person's settings.
+_TUNED: dict[str, Callable[[Tuning], dict[str, Any]]] = {"sockets": lambda t: {"bbr": t.bbr}}
+
+
+def _no_tuning(_: Tuning) -> dict[str, Any]:
+    return {}
+
 
 #: The kinds a person can choose when the content sniffing got a file wrong.
 EVIDENCE_KINDS: tuple[str, ...] = ("capture", *TEXT_ANALYZERS)
@@ -56,11 +66,13 @@ def analyze(
     progress: ProgressCallback | None = None,
     limits: Limits = DEFAULT_LIMITS,
     kinds: Sequence[str | None] | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> AnalysisResult:
     """Analyze evidence files together; one evidence entry per file, plus findings.
 
     ``kinds`` (one per path, None to detect) is a person's correction of the detected kind,
     one of EVIDENCE_KINDS; a capture's format is still read from its magic number.
+    ``tuning`` holds the settings a person changed (the BBR-candidate method's parameters).
     """
     files = [Path(p) for p in paths]
     wanted = list(kinds) if kinds is not None else [None] * len(files)
@@ -79,7 +91,7 @@ def analyze(
             throttle((_done + fraction * _size) / total, _label)
 
         throttle((done / total), label)
-        ev, found = _analyze_one(index, path, limits, file_progress, wanted[index])
+        ev, found = _analyze_one(index, path, limits, file_progress, wanted[index], tuning)
         evidence.append(ev)
         findings.extend(found)
         done += size
@@ -93,7 +105,12 @@ def analyze(
 
 
 def _analyze_one(
-    index: int, path: Path, limits: Limits, progress: Callable[[float], None], wanted: str | None = None
+    index: int,
+    path: Path,
+    limits: Limits,
+    progress: Callable[[float], None],
+    wanted: str | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> tuple[EvidenceResult, list[Finding]]:
     try:
         with open(path, "rb") as f:
@@ -120,7 +137,7 @@ def _analyze_one(
     if analyzer is None:
         return _unknown(path, f"not a recognised evidence file: it looks like {_describe(kind, head)}"), []
     try:
-        return analyzer(index, path, limits=limits, progress=progress)
+        return analyzer(index, path, limits=limits, progress=progress, **_TUNED.get(kind, _no_tuning)(tuning))
     except MalformedInput as exc:  # an analyzer that did not keep its partial result
         return EvidenceResult(
             path=str(path),

@@ -291,7 +291,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Correct the evidence kind (analysed again as that kind) or say when a snapshot was taken. */
+        /** @description Correct the kind, say when a snapshot was taken, or change the BBR-candidate settings. */
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
@@ -527,6 +527,60 @@ export interface components {
             readonly error_line: number | null;
             /** @description The kind a person chose; empty: detected. */
             readonly forced_kind: string;
+        };
+        /** @description Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots. */
+        BbrSettings: {
+            /**
+             * Format: double
+             * @description Share of prefixes counted as bad in each interval (0.2 = 20 %).
+             */
+            bottom_share: number;
+            /**
+             * Format: int64
+             * @description Flows that moved fewer bytes are ignored.
+             */
+            min_bytes: number;
+            /**
+             * Format: double
+             * @description A candidate is in the bad group in at least this share of its intervals.
+             */
+            min_duty: number;
+            /**
+             * Format: double
+             * @description ...and changes in or out in at most this share of them.
+             */
+            max_flap: number;
+            /** @description IPv4 prefix length peers are grouped by. */
+            v4_prefix: number;
+            /** @description IPv6 prefix length peers are grouped by. */
+            v6_prefix: number;
+        };
+        /** @description Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots. */
+        BbrSettingsUpdateRequest: {
+            /**
+             * Format: double
+             * @description Share of prefixes counted as bad in each interval (0.2 = 20 %).
+             */
+            bottom_share?: number;
+            /**
+             * Format: int64
+             * @description Flows that moved fewer bytes are ignored.
+             */
+            min_bytes?: number;
+            /**
+             * Format: double
+             * @description A candidate is in the bad group in at least this share of its intervals.
+             */
+            min_duty?: number;
+            /**
+             * Format: double
+             * @description ...and changes in or out in at most this share of them.
+             */
+            max_flap?: number;
+            /** @description IPv4 prefix length peers are grouped by. */
+            v4_prefix?: number;
+            /** @description IPv6 prefix length peers are grouped by. */
+            v6_prefix?: number;
         };
         /** @description The reproducer and how to judge it: shared by jobs and schedules. */
         BisectCreateRequest: {
@@ -1095,6 +1149,8 @@ export interface components {
             readonly analysis: components["schemas"]["AnalysisRun"] | null;
             /** @description What the latest analysis read (packets, bytes, ...). */
             readonly summary: unknown;
+            /** @description The BBR-candidate settings this file is analysed with. */
+            readonly bbr: components["schemas"]["BbrSettings"];
         };
         EvidenceLine: {
             /** @description 1-based line number. */
@@ -1361,6 +1417,8 @@ export interface components {
              * @description When this snapshot was taken: orders counter snapshots and sets the interval of rates.
              */
             captured_at?: string | null;
+            /** @description Change the BBR-candidate settings (sockets evidence); the file is analysed again. */
+            bbr?: components["schemas"]["BbrSettingsUpdateRequest"];
         };
         PatchedIncidentUpdateRequest: {
             /** @description Short title. */

@@ -30,6 +30,8 @@ export type AnalysisRun = NonNullable<Evidence['analysis']>;
 export type AnalysisStatus = AnalysisRun['status'];
 export type EvidenceKindUpdate = Body<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['patch']>;
 export type EvidenceKind = NonNullable<EvidenceKindUpdate['kind']>;
+export type BbrSettings = Evidence['bbr'];
+export type BbrSettingsUpdate = NonNullable<EvidenceKindUpdate['bbr']>;
 export type EvidenceLines = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/lines/']['get']>;
 
 export type ConnectionPage = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/']['get']>;

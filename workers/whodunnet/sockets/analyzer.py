@@ -20,7 +20,7 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -29,20 +29,9 @@ from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 from whodunnet.sockets.parser import Sample, SsParser, parse_csv, parse_json, rows_to_samples
 from whodunnet.textkinds import LineLog, iter_lines, text_result
+from whodunnet.tuning import DEFAULT_BBR, BbrParams
 
 KIND = "sockets"
-
-
-@dataclass(frozen=True)
-class BbrParams:
-    """Seed 003's knobs: bottom 20 % by delivery rate, flows ≥ 100 KB."""
-
-    bottom_share: float = 0.2
-    min_bytes: int = 100_000
-    min_duty: float = 0.5
-    max_flap: float = 0.5
-    v4_prefix: int = 24
-    v6_prefix: int = 56
 
 
 def read_samples(
@@ -69,7 +58,12 @@ def read_samples(
 
 
 def analyze_sockets(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
+    bbr: BbrParams = DEFAULT_BBR,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """One ss/tcp_info file: its sockets per snapshot, the per-prefix summary and, over snapshots, BBR candidates."""
     log = LineLog()
@@ -88,7 +82,7 @@ def analyze_sockets(
     if last:
         found.append(summary_finding(index, last, snapshots))
     if snapshots >= 2:
-        found.append(bbr_finding(index, samples, BbrParams()))
+        found.append(bbr_finding(index, samples, bbr))
     return text_result(path, KIND, summary, log, error), found
 
 
@@ -101,7 +95,7 @@ def latest_per_socket(samples: list[Sample]) -> dict[str, Sample]:
     return out
 
 
-def prefix_of(peer: str, params: BbrParams = BbrParams()) -> str:
+def prefix_of(peer: str, params: BbrParams = DEFAULT_BBR) -> str:
     """``203.0.113.7:443`` → ``203.0.113.0/24``; ``[2001:db8::1]:443`` → ``2001:db8::/56``."""
     host = peer.rsplit(":", 1)[0] if peer.count(":") == 1 or peer.startswith("[") else peer
     host = host.strip("[]").split("%")[0]

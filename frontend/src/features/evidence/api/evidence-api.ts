@@ -3,7 +3,13 @@ import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query
 import { api } from '@/api/client';
 import { unwrap } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
-import { DOWNLOAD_PATH, type Evidence, type EvidenceKind } from '@/api/types';
+import {
+  type BbrSettingsUpdate,
+  DOWNLOAD_PATH,
+  type Evidence,
+  type EvidenceKind,
+  type EvidenceKindUpdate,
+} from '@/api/types';
 
 export const evidenceKeys = {
   list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
@@ -38,43 +44,38 @@ export function downloadUrl(incidentId: number, evidenceId: number): string {
   return DOWNLOAD_PATH.replace('{incident_id}', String(incidentId)).replace('{evidence_id}', String(evidenceId));
 }
 
-/** Reads the file again as another kind; the answer carries the new (queued) run, so polling starts at once. */
-export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
+/** One PATCH of the evidence card; the answer (with its new run, if any) replaces the list entry at once. */
+function usePatchEvidence<T>(incidentId: number, evidenceId: number, toBody: (value: T) => EvidenceKindUpdate) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (kind: EvidenceKind) =>
+    mutationFn: async (value: T) =>
       unwrap(
         await api.PATCH('/api/incidents/{incident_id}/evidence/{evidence_id}/', {
           params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
-          body: { kind },
+          body: toBody(value),
         }),
       ),
     onSuccess: (updated) => {
       queryClient.setQueryData(evidenceKeys.list(incidentId), (list: Evidence[] | undefined) =>
         list?.map((item) => (item.id === updated.id ? updated : item)),
       );
-      // Findings, the checklist and the timeline change with the new run.
+      // Findings, the checklist and the timeline change with the new run or the new pairing.
       void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
     },
   });
 }
 
+/** Reads the file again as another kind; the answer carries the new (queued) run, so polling starts at once. */
+export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
+  return usePatchEvidence(incidentId, evidenceId, (kind: EvidenceKind) => ({ kind }));
+}
+
 /** Say when a snapshot was taken (null: unknown); counter snapshots are then paired by it. */
 export function useSetCapturedAt(incidentId: number, evidenceId: number) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async (capturedAt: string | null) =>
-      unwrap(
-        await api.PATCH('/api/incidents/{incident_id}/evidence/{evidence_id}/', {
-          params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
-          body: { captured_at: capturedAt },
-        }),
-      ),
-    onSuccess: (updated) => {
-      queryClient.setQueryData(evidenceKeys.list(incidentId), (list: Evidence[] | undefined) =>
-        list?.map((item) => (item.id === updated.id ? updated : item)),
-      );
-      void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
-    },
-  });
+  return usePatchEvidence(incidentId, evidenceId, (capturedAt: string | null) => ({ captured_at: capturedAt }));
+}
+
+/** Change the BBR-candidate settings of an ss/tcp_info file; it is analysed again with them. */
+export function useSetBbrSettings(incidentId: number, evidenceId: number) {
+  return usePatchEvidence(incidentId, evidenceId, (bbr: BbrSettingsUpdate) => ({ bbr }));
 }

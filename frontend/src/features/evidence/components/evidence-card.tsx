@@ -11,6 +11,7 @@ import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
+import { BbrSettingsForm } from './bbr-settings-form';
 import { CapturedAtForm } from './captured-at-form';
 import { KindCorrection } from './kind-correction';
 
@@ -134,6 +135,14 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       />
       {evidence.kind === 'counters' && (
         <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+      )}
+      {evidence.kind === 'sockets' && (
+        <BbrSettingsForm
+          key={JSON.stringify(evidence.bbr)}
+          evidence={evidence}
+          incidentId={incidentId}
+          busy={status === 'queued' || status === 'running'}
+        />
       )}
       <footer className="card__foot">
         <a href={downloadUrl(incidentId, evidence.id)} download>

@@ -42,6 +42,7 @@ const KIND_KEYS: Record<string, readonly string[]> = {
   'app.timeout': ['syscall', 'timeout_ms', 'count', 'fds'],
   'app.socket_options': ['fd', 'peer', 'local', 'family', 'options', 'connect_result'],
   'app.kafka_settings': [],
+  'sockets.bbr_candidates': ['intervals', 'candidates', 'params'],
   'capture.summary': ['packets', 'bytes', 'duration', 'tcp_connections', 'truncated_packets', 'format', 'link_types'],
 };
 

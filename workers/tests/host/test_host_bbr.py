@@ -1,0 +1,110 @@
+"""sockets.bbr_candidates over many prefixes: seed 003's duty cycle and flap rate, worked by hand.
+
+Ten prefixes with flows of at least 100 KB, so the bottom 20 % is two prefixes per interval:
+- 198.51.100.0/24 is always the slowest: duty 1.0, flap 0.0 → the one candidate;
+- 203.0.113.0/24 is in the bottom group in even intervals, 192.0.2.0/24 in odd ones:
+  duty 0.5 but flap 1.0 → flappers, not candidates;
+- two IPv6 peers in one /56 (different /64s) are one prefix;
+- 100.64.9.0/24 is slower than everyone but only moves 50 KB per flow: ignored (BBR does
+  not help small responses) unless the minimum is lowered.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from whodunnet.engine import analyze
+from whodunnet.model import Finding
+from whodunnet.tuning import DEFAULT_TUNING, BbrParams, Tuning
+
+INTERVALS = 10
+FAST = ["10.1.0.9", "10.2.0.9", "10.3.0.9", "10.4.0.9", "10.5.0.9", "10.6.0.9"]
+
+
+def sock(peer: str, rate_bps: int, acked: int, port: int) -> str:
+    local = "[2001:db8:ffff::1]:443" if peer.startswith("[") else "10.0.0.1:443"
+    return (
+        f"ESTAB 0      0      {local}    {peer}:{port}\n"
+        f"\t cubic wscale:7,7 rto:204 rtt:3.5/1.2 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:10 "
+        f"bytes_sent:{acked} bytes_acked:{acked} bytes_received:300 segs_out:90 segs_in:40 "
+        f"send 33097143bps pacing_rate 66194280bps delivery_rate {rate_bps}bps delivered:80 "
+        f"rcv_space:14480 rcv_ssthresh:64088 minrtt:1.1\n"
+    )
+
+
+def seed_003_file(tmp_path: Path) -> Path:
+    out = []
+    for i in range(INTERVALS):
+        out.append(f"=== {1700000000 + 10 * i}.000000\n")
+        out.append("State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n")
+        out.append(sock("198.51.100.7", 1_000_000, 2_000_000, 40000 + i))
+        out.append(sock("198.51.100.8", 1_200_000, 5_000_000, 41000 + i))
+        out.append(sock("203.0.113.5", 2_000_000 if i % 2 == 0 else 90_000_000, 900_000, 42000 + i))
+        out.append(sock("192.0.2.44", 90_000_000 if i % 2 == 0 else 2_000_000, 900_000, 43000 + i))
+        out.append(sock("100.64.9.1", 10_000, 50_000, 44000 + i))
+        for n, peer in enumerate(FAST):
+            out.append(sock(peer, 50_000_000 + n * 1_000_000, 3_000_000, 45000 + i))
+        out.append(sock("[2001:db8:aa00:1::5]", 70_000_000, 4_000_000, 46000 + i))
+        out.append(sock("[2001:db8:aa00:2::6]", 72_000_000, 4_000_000, 47000 + i))
+    path = tmp_path / "ss-every-10s.txt"
+    path.write_text("".join(out))
+    return path
+
+
+def bbr(path: Path, tuning: Tuning = DEFAULT_TUNING) -> Finding:
+    (finding,) = [f for f in analyze([path], tuning=tuning).findings if f.kind == "sockets.bbr_candidates"]
+    return finding
+
+
+def test_it_picks_the_prefix_that_is_always_slow_and_not_the_flappers(tmp_path: Path) -> None:
+    f = bbr(seed_003_file(tmp_path))
+    rows = {r["prefix"]: r for r in f.data["prefixes"]}
+    assert f.data["intervals"] == INTERVALS and len(rows) == 10
+    assert f.data["candidates"] == ["198.51.100.0/24"]
+    slow = rows["198.51.100.0/24"]
+    assert (slow["bottom_intervals"], slow["duty_cycle"], slow["flaps"], slow["flap_rate"]) == (10, 1.0, 0, 0.0)
+    for flapper in ("203.0.113.0/24", "192.0.2.0/24"):
+        r = rows[flapper]
+        assert (r["bottom_intervals"], r["duty_cycle"], r["flaps"], r["flap_rate"]) == (5, 0.5, 9, 1.0)
+        assert not r["candidate"]
+    assert rows["2001:db8:aa00::/56"]["duty_cycle"] == 0.0  # both /64s, one /56
+    assert "100.64.9.0/24" not in rows  # 50 KB flows are ignored
+    assert f.title.endswith(": 198.51.100.0/24") and f.severity == "low"
+
+
+def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
+    path = seed_003_file(tmp_path)
+    small = bbr(path, Tuning(bbr=BbrParams(min_bytes=10_000)))
+    assert small.data["params"]["min_bytes"] == 10_000
+    assert small.data["candidates"][0] == "100.64.9.0/24"  # now counted, and slowest of all
+    tolerant = bbr(path, Tuning(bbr=BbrParams(max_flap=1.0)))
+    assert sorted(tolerant.data["candidates"]) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
+    wide = bbr(path, Tuning(bbr=BbrParams(v4_prefix=8)))
+    assert "10.0.0.0/8" in {r["prefix"] for r in wide.data["prefixes"]}
+
+
+def test_the_cli_takes_the_parameters_and_refuses_nonsense(tmp_path: Path) -> None:
+    path = seed_003_file(tmp_path)
+    cmd = [sys.executable, "-m", "whodunnet.cli", "analyze", str(path)]
+    ok = subprocess.run([*cmd, "--bbr-max-flap", "1"], capture_output=True, text=True, check=True)
+    assert "3 prefixes consistently in the bottom 20% by delivery rate" in ok.stdout
+    bad = subprocess.run([*cmd, "--bbr-bottom-share", "1.5"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "bbr.bottom_share must be between 0.01 and 1" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"bbr": {"min_duty": -0.1}}, "bbr.min_duty must be between 0 and 1"),
+        ({"bbr": {"v4_prefix": 24.5}}, "bbr.v4_prefix must be a whole number"),
+        ({"bbr": {"colour": 1}}, "unknown bbr setting(s): colour"),
+        ({"bbr": {"min_bytes": "lots"}}, "bbr.min_bytes must be a number"),
+    ],
+)
+def test_tuning_says_what_is_wrong(data: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Tuning.from_json(data)
