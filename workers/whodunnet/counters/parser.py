@@ -1,8 +1,9 @@
 """Host counter snapshots: one parser for the formats engineers paste.
 
 ``nstat -az``/``-asz``, ``netstat -s``, ``/proc/net/netstat`` + ``/proc/net/snmp``
-(+ ``snmp6``), ``ip -s link`` (old and new iproute2 column sets), ``ifconfig`` (net-tools
-1.x and 2.x), ``/proc/net/dev``, ``ethtool -S`` (and ``Speed:`` from ``ethtool``),
+(+ ``snmp6``), ``ip -s link`` (old and new iproute2 column sets; SR-IOV ``vf N`` blocks are
+not the interface's own counters and are skipped), ``ifconfig`` (net-tools 1.x and 2.x),
+``netstat -i``, ``/proc/net/dev``, ``ethtool -S`` (and ``Speed:`` from ``ethtool``),
 ``conntrack -S``, ``/proc/net/stat/nf_conntrack`` and ``nf_conntrack_count``/``_max``.
 A file may hold several of them one after the other. Counter names are the ones
 nstat uses (``TcpRetransSegs``, ``TcpExtTCPSynRetrans``) whatever the source, so two
@@ -34,12 +35,16 @@ _LIMIT = re.compile(r"^#\s*limit:?\s+(?P<iface>\S+)\s+(?P<rate>[\d.]+)\s*(?P<uni
 _PROC_LINE = re.compile(r"^(?P<prefix>[A-Za-z0-9]+):\s+(?P<rest>\S.*)$")
 _IP_IFACE = re.compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<")
 _IP_HEADER = re.compile(r"^\s+(?P<dir>RX|TX)(?P<sub> errors)?:\s+(?P<names>[a-z_ ]+)$")
+_IP_VF = re.compile(r"^\s+vf\s+\d+\s")
 _IFCONFIG_NEW = re.compile(r"^(?P<name>[^\s:]+):\s+flags=\d+<")
 _IFCONFIG_OLD = re.compile(r"^(?P<name>\S+)\s+Link encap:")
 _IFCONFIG_STATS = re.compile(r"^\s+(?P<dir>RX|TX)\s+(?P<body>(?:packets|errors|bytes).*)$")
+_IFCONFIG_COLLISIONS = re.compile(r"^\s+collisions:(?P<v>\d+)(?:\s|$)")  # net-tools 1.x: own line
+_NETSTAT_I_HEADER = re.compile(r"^Iface\s.*\sRX-OK\s+RX-ERR\s+RX-DRP\s+RX-OVR\s+TX-OK\s+TX-ERR\s+TX-DRP\s+TX-OVR")
+_NETSTAT_I_ROW = re.compile(r"^\S+(?:\s+\d+)+(?:\s+[A-Za-z]+)?$")
 _PAIR = re.compile(r"(?P<k>[a-z]+)[ :](?P<v>\d+)")
 _PROCDEV_ROW = re.compile(r"^\s*(?P<name>[^\s:]+):\s*(?P<nums>\d+(?:\s+\d+){15})\s*$")
-_ETHTOOL_ROW = re.compile(r"^\s+(?P<k>[^:]+?):\s+(?P<v>-?\d+)\s*$")
+_ETHTOOL_ROW = re.compile(r"^\s+(?P<k>\S.*?):\s+(?P<v>-?\d+)\s*$")  # keys may hold ": " (rxq0: rx_pkts)
 _ETHTOOL_CMD = re.compile(r"^(?:#|\$)\s*ethtool(?:\s+-S)?\s+(?P<iface>\S+)\s*$")
 _SPEED = re.compile(r"^\s*Speed:\s*(?P<v>\d+)\s*Mb/s", re.I)
 _CONNTRACK_S = re.compile(r"^cpu=\d+\s+(?P<body>(?:\w+=\d+\s*)+)$")
@@ -66,7 +71,6 @@ NETSTAT_PHRASES: dict[str, str] = {
     "segments retransmited": "TcpRetransSegs",
     "segments retransmitted": "TcpRetransSegs",
     "bad segments received": "TcpInErrs",
-    "bad segments received.": "TcpInErrs",
     "resets sent": "TcpOutRsts",
     "times the listen queue of a socket overflowed": "TcpExtListenOverflows",
     "SYNs to LISTEN sockets dropped": "TcpExtListenDrops",
@@ -80,11 +84,18 @@ NETSTAT_PHRASES: dict[str, str] = {
     "packets received": "UdpInDatagrams",
     "packets sent": "UdpOutDatagrams",
     "packet receive errors": "UdpInErrors",
+    "packets to unknown port received": "UdpNoPorts",
     "receive buffer errors": "UdpRcvbufErrors",
     "send buffer errors": "UdpSndbufErrors",
     "fast retransmits": "TcpExtTCPFastRetrans",
     "retransmits in slow start": "TcpExtTCPSlowStartRetrans",
     "packets pruned from receive queue because of socket buffer overrun": "TcpExtPruneCalled",
+    "delayed acks sent": "TcpExtDelayedACKs",
+    "DSACKs sent for old packets": "TcpExtTCPDSACKOldSent",
+    "DSACKs received": "TcpExtTCPDSACKRecv",
+    "connections reset due to unexpected data": "TcpExtTCPAbortOnData",
+    "connections reset due to early user close": "TcpExtTCPAbortOnClose",
+    "connections aborted due to timeout": "TcpExtTCPAbortOnTimeout",
 }
 SECTION_PREFIX = {
     "Ip": "Ip",
@@ -100,8 +111,15 @@ IP_NAMES = {"bytes": "bytes", "packets": "packets", "errors": "errors", "dropped
             "crc": "crc_errors", "frame": "frame_errors", "fifo": "fifo_errors", "aborted": "aborted_errors",
             "window": "window_errors", "heartbt": "heartbeat_errors", "transns": "transitions", "otherhost": "otherhost",  # noqa: E501
             "nohandler": "nohandler"}  # fmt: skip
-IFCONFIG_NAMES = {"packets": "packets", "bytes": "bytes", "errors": "errors", "dropped": "dropped", "overruns": "overrun",  # noqa: E501
-                  "frame": "frame_errors", "carrier": "carrier", "collisions": "collisions"}  # fmt: skip
+#: net-tools prints the kernel's ``rx/tx_fifo_errors`` as "overruns" (ip's "overrun" is ``rx_over_errors``).
+IFCONFIG_NAMES = {"packets": "packets", "bytes": "bytes", "errors": "errors", "dropped": "dropped",
+                  "overruns": "fifo_errors", "frame": "frame_errors", "carrier": "carrier",
+                  "collisions": "collisions"}  # fmt: skip
+#: ``netstat -i`` columns (net-tools; RX-OVR/TX-OVR are the fifo errors, as in ifconfig).
+NETSTAT_I_NAMES = {"RX-OK": "rx_packets", "RX-ERR": "rx_errors", "RX-DRP": "rx_dropped", "RX-OVR": "rx_fifo_errors",
+                   "TX-OK": "tx_packets", "TX-ERR": "tx_errors", "TX-DRP": "tx_dropped",
+                   "TX-OVR": "tx_fifo_errors"}  # fmt: skip
+NETSTAT_I_NUMERIC = frozenset({"MTU", "Met", *NETSTAT_I_NAMES})
 PROCDEV_FIELDS = ("bytes", "packets", "errors", "dropped", "fifo_errors", "frame_errors", "compressed", "mcast")
 PROCDEV_TX_FIELDS = ("bytes", "packets", "errors", "dropped", "fifo_errors", "collisions", "carrier", "compressed")
 NF_CONNTRACK_GLOBAL = frozenset({"entries"})
@@ -148,6 +166,8 @@ class CounterParser:
         self._proc_header: tuple[str, list[str]] | None = None
         self._iface: str | None = None
         self._ip_header: tuple[str, list[str]] | None = None
+        self._ip_vf = False
+        self._netstat_i: list[str] | None = None
         self._section: str | None = None
         self._procdev = False
         self._ethtool: str | None = None
@@ -171,6 +191,7 @@ class CounterParser:
         stripped = s.strip()
         if not stripped:
             self._ethtool = None
+            self._netstat_i = None
             self._section = None if not self._iface else self._section
             return
         if (m := _TS_EPOCH.match(stripped)) is not None:
@@ -235,6 +256,16 @@ class CounterParser:
                     self.snap.conntrack[k] = self.snap.conntrack.get(k, 0) + int(v, 16)
                 self.snap.conntrack_lines.setdefault(k, n)
             return
+        if stripped == "Kernel Interface table":
+            self._format("netstat -i")
+            return
+        if _NETSTAT_I_HEADER.match(stripped) is not None:
+            self._format("netstat -i")
+            self._netstat_i, self._iface, self._section, self._procdev = stripped.split(), None, None, False
+            return
+        if self._netstat_i is not None and not s[:1].isspace() and _NETSTAT_I_ROW.match(stripped) is not None:
+            self._netstat_i_row(n, stripped, text)
+            return
         # /proc/net/netstat and /proc/net/snmp: "Prefix: names" then "Prefix: values"
         if (m := _PROC_LINE.match(stripped)) is not None and m.group("prefix") in PROC_PREFIXES:
             prefix, fields = m.group("prefix"), m.group("rest").split()
@@ -256,7 +287,11 @@ class CounterParser:
         if (m := _IP_IFACE.match(s)) is not None:
             self._format("ip -s link")
             self._iface, self._ip_header, self._section, self._procdev = m.group("name"), None, None, False
+            self._ip_vf = False
             self.snap.interface_lines.setdefault(self._iface, n)
+            return
+        if self._iface is not None and _IP_VF.match(s) is not None:
+            self._ip_vf, self._ip_header = True, None  # "vf 0 link/ether ...": the RX/TX that follow are the VF's
             return
         if self._iface is not None and (m := _IP_HEADER.match(s)) is not None:
             direction = m.group("dir").lower()
@@ -264,6 +299,9 @@ class CounterParser:
             return
         if self._iface is not None and self._ip_header is not None and re.fullmatch(r"\s+\d+(\s+\d+)*", s):
             direction, names = self._ip_header
+            if self._ip_vf:
+                self._ip_header = None
+                return
             values = s.split()
             if len(values) != len(names):
                 self.log.bad(n, f"{len(values)} values under {len(names)} {direction.upper()} columns", text)
@@ -273,7 +311,7 @@ class CounterParser:
             return
         if (m := _IFCONFIG_NEW.match(s) or _IFCONFIG_OLD.match(s)) is not None:
             self._format("ifconfig")
-            self._iface, self._ip_header, self._section = m.group("name"), None, None
+            self._iface, self._ip_header, self._section, self._ip_vf = m.group("name"), None, None, False
             self.snap.interface_lines.setdefault(self._iface, n)
             return
         if self._iface is not None and (m := _IFCONFIG_STATS.match(s)) is not None:
@@ -285,6 +323,9 @@ class CounterParser:
                     field_name = IFCONFIG_NAMES.get(pm.group("k"))
                     if field_name is not None:
                         self._iface_set(self._iface, f"{part_dir}_{field_name}", int(pm.group("v")), n)
+            return
+        if self._iface is not None and (m := _IFCONFIG_COLLISIONS.match(s)) is not None:
+            self._iface_set(self._iface, "tx_collisions", int(m.group("v")), n)
             return
         if stripped.startswith("Inter-|") or stripped.startswith("face |"):
             self._format("/proc/net/dev")
@@ -331,9 +372,23 @@ class CounterParser:
                 return  # sub-histogram headers ("ICMP input histogram:")
             self.log.bad(n, f"unreadable line in the {section} section", text)
             return
-        name = NETSTAT_PHRASES.get(phrase)
+        name = NETSTAT_PHRASES.get(phrase.rstrip("."))
         if name is not None and name.startswith(prefix):
             self._set(name, value, n)
+
+    def _netstat_i_row(self, n: int, stripped: str, text: str) -> None:
+        columns = self._netstat_i or []
+        values = stripped.split()
+        numeric = [c for c in columns[1:] if c in NETSTAT_I_NUMERIC]
+        has_flags = not values[-1].isdigit()
+        if len(values) - 1 - int(has_flags) != len(numeric):
+            self.log.bad(n, f"{len(values) - 1 - int(has_flags)} values under {len(numeric)} netstat -i columns", text)
+            return
+        name = values[0]
+        for column, value in zip(numeric, values[1:], strict=False):
+            key = NETSTAT_I_NAMES.get(column)
+            if key is not None:
+                self._iface_set(name, key, int(value), n)
 
 
 def _split_rx_tx(direction: str, body: str) -> list[tuple[str, str]]:
