@@ -58,6 +58,9 @@ class Correlation(models.Model):
     incident = models.OneToOneField(Incident, on_delete=models.CASCADE, related_name="correlation")
     computed_at = models.DateTimeField(auto_now=True)
     evidence_ids = models.JSONField(default=list)
+    # How counter snapshots were paired: one entry per counters evidence, with its role
+    # (before/after/only/between), the snapshot it is diffed with and the interval between them.
+    counter_pairs = models.JSONField(default=list)
 
 
 class Finding(models.Model):

@@ -207,6 +207,7 @@ def correlate(*, incident_id: int) -> int:
     is taken in upload order, so of two counter snapshots the first uploaded is the earlier.
     Returns how many findings the incident now has across its evidence.
     """
+    from whodunnet.correlate.counters import snapshot_pairing
     from whodunnet.engine import combine
     from whodunnet.model import EvidenceResult as EngineEvidence
     from whodunnet.model import Finding as EngineFinding
@@ -237,12 +238,22 @@ def correlate(*, incident_id: int) -> int:
         for f in Finding.objects.filter(run__in=runs).order_by("id")
     ]
     combined = combine(results, stored)
+    pairs = [
+        {
+            **pair,
+            "evidence": evidence_ids[pair["evidence"]],
+            "other": evidence_ids[pair["other"]] if pair["other"] is not None else None,
+            "other_filename": runs[pair["other"]].evidence.filename if pair["other"] is not None else None,
+        }
+        for pair in snapshot_pairing(results)
+    ]
     with transaction.atomic():
         incident = Incident.objects.select_for_update().get(pk=incident_id)
         correlation, _ = Correlation.objects.get_or_create(incident=incident)
         before = set(correlation.findings.values_list("kind", "key"))
         correlation.findings.all().delete()
         correlation.evidence_ids = evidence_ids
+        correlation.counter_pairs = pairs
         correlation.save()
         rows = Finding.objects.bulk_create(
             _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)

@@ -6,7 +6,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from analysis.models import AnalysisRun
+from analysis.models import AnalysisRun, Correlation
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 from whodunnet.engine import EVIDENCE_KINDS
@@ -43,6 +43,23 @@ class BbrSettingsUpdateSerializer(BbrSettingsSerializer):
             field.required = False
 
 
+class SnapshotPairingSerializer(serializers.Serializer[Any]):
+    """How a counter snapshot is diffed: with which other snapshot, over what interval."""
+
+    role = serializers.ChoiceField(
+        choices=["before", "after", "only", "between"],
+        help_text="before/after: the earlier/later of the two snapshots diffed; only: alone (totals since boot); "
+        "between: in the middle of three or more (only the first and the last are diffed).",
+    )
+    other = serializers.IntegerField(allow_null=True, help_text="The evidence it is diffed with.")
+    other_filename = serializers.CharField(allow_null=True, help_text="That evidence's file name.")
+    interval_s = serializers.FloatField(allow_null=True, help_text="Seconds between the two snapshots, if known.")
+    ordered_by = serializers.ChoiceField(
+        choices=["time", "upload order"], help_text="What decided which snapshot is the earlier."
+    )
+    formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
+
+
 class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     id = serializers.IntegerField(read_only=True, help_text="Evidence id.")
     filename = serializers.CharField(read_only=True, help_text="The uploader's file name (display only).")
@@ -57,6 +74,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
     bbr = serializers.SerializerMethodField(help_text="The BBR-candidate settings this file is analysed with.")
+    pairing = serializers.SerializerMethodField(help_text="For counter snapshots: how this one is diffed.")
 
     class Meta:
         model = Evidence
@@ -72,12 +90,24 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "analysis",
             "summary",
             "bbr",
+            "pairing",
         ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
     def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
         run = latest_run(evidence)
         return dict(AnalysisRunSerializer(run).data) if run else None
+
+    @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
+    def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:
+        if evidence.kind != "counters":
+            return None
+        try:
+            pairs = evidence.incident.correlation.counter_pairs
+        except Correlation.DoesNotExist:
+            return None
+        found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
+        return dict(SnapshotPairingSerializer(found).data) if found else None
 
     @extend_schema_field(BbrSettingsSerializer)
     def get_bbr(self, evidence: Evidence) -> dict[str, Any]:

@@ -81,6 +81,12 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     after = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt")
     before = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt")
     client = client_for(owner)
+    services.correlate(incident_id=incident.pk)
+    card = client.get(f"/api/incidents/{incident.pk}/evidence/{after.pk}/").json()
+    assert card["pairing"] == {
+        "role": "before", "other": before.pk, "other_filename": "nstat-before.txt", "interval_s": None,
+        "ordered_by": "upload order", "formats": ["nstat"],
+    }  # fmt: skip
     for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:30Z")):
         url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
         assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
@@ -89,6 +95,10 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     assert retransmits.data["counters"]["TcpRetransSegs"] == 3
     assert retransmits.data["values"]["TcpRetransSegs"] == {"before": 3, "after": 6}
     assert retransmits.data["interval_s"] == 30.0
+    cards = {e["id"]: e for e in client.get(f"/api/incidents/{incident.pk}/evidence/").json()}
+    assert cards[before.pk]["pairing"]["role"] == "before" and cards[after.pk]["pairing"]["role"] == "after"
+    assert cards[after.pk]["pairing"]["other_filename"] == "nstat-before.txt"
+    assert cards[after.pk]["pairing"]["interval_s"] == 30.0 and cards[after.pk]["pairing"]["ordered_by"] == "time"
 
 
 @pytest.mark.django_db

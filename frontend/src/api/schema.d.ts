@@ -1151,6 +1151,8 @@ export interface components {
             readonly summary: unknown;
             /** @description The BBR-candidate settings this file is analysed with. */
             readonly bbr: components["schemas"]["BbrSettings"];
+            /** @description For counter snapshots: how this one is diffed. */
+            readonly pairing: components["schemas"]["SnapshotPairing"] | null;
         };
         EvidenceLine: {
             /** @description 1-based line number. */
@@ -1398,6 +1400,12 @@ export interface components {
          * @enum {string}
          */
         OnInconclusiveEnum: "retry_then_skip" | "skip";
+        /**
+         * @description * `time` - time
+         *     * `upload order` - upload order
+         * @enum {string}
+         */
+        OrderedByEnum: "time" | "upload order";
         PatchedEvidenceUpdateRequest: {
             /**
              * @description The kind to read the file as, when detection from the content got it wrong.
@@ -1609,6 +1617,14 @@ export interface components {
              */
             seconds_left: number | null;
         };
+        /**
+         * @description * `before` - before
+         *     * `after` - after
+         *     * `only` - only
+         *     * `between` - between
+         * @enum {string}
+         */
+        RoleEnum: "before" | "after" | "only" | "between";
         /**
          * @description * `exit_code` - Exit code (git bisect run)
          *     * `metric` - Measured value against a threshold
@@ -2000,6 +2016,36 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "sev1" | "sev2" | "sev3" | "sev4";
+        /** @description How a counter snapshot is diffed: with which other snapshot, over what interval. */
+        SnapshotPairing: {
+            /**
+             * @description before/after: the earlier/later of the two snapshots diffed; only: alone (totals since boot); between: in the middle of three or more (only the first and the last are diffed).
+             *
+             *     * `before` - before
+             *     * `after` - after
+             *     * `only` - only
+             *     * `between` - between
+             */
+            role: components["schemas"]["RoleEnum"];
+            /** @description The evidence it is diffed with. */
+            other: number | null;
+            /** @description That evidence's file name. */
+            other_filename: string | null;
+            /**
+             * Format: double
+             * @description Seconds between the two snapshots, if known.
+             */
+            interval_s: number | null;
+            /**
+             * @description What decided which snapshot is the earlier.
+             *
+             *     * `time` - time
+             *     * `upload order` - upload order
+             */
+            ordered_by: components["schemas"]["OrderedByEnum"];
+            /** @description The counter formats compared. */
+            formats: string[];
+        };
         /**
          * @description * `unknown` - Not checked yet
          *     * `good` - Good

@@ -65,15 +65,57 @@ def _diff(a: dict[str, int], b: dict[str, int], resets: list[str], prefix: str =
     return out
 
 
-def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
+def snapshot_groups(evidence: Sequence[EvidenceResult]) -> list[tuple[list[int], bool]]:
+    """Counter snapshots of the same formats, earliest first, and whether their times ordered them.
+
+    Snapshots are ordered by the time each was taken when every one of the group has a time
+    (from the file or given by a person), otherwise in the order given (upload order).
+    """
     groups: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, ev in enumerate(evidence):
         if ev.kind == "counters" and ev.summary.get("formats"):
             groups[tuple(sorted(ev.summary["formats"]))].append(i)
     out = []
     for members in groups.values():
-        if all(evidence[i].summary.get("timestamp") is not None for i in members):
+        timed = all(evidence[i].summary.get("timestamp") is not None for i in members)
+        if timed:
             members = sorted(members, key=lambda i: float(evidence[i].summary["timestamp"]))
+        out.append((members, timed))
+    return out
+
+
+def snapshot_pairing(evidence: Sequence[EvidenceResult]) -> list[dict[str, Any]]:
+    """For each counter snapshot: its role in the diff, the snapshot it is compared with, the interval.
+
+    ``role`` is ``before`` or ``after`` for the two snapshots that are diffed, ``only`` for a
+    snapshot alone in its group (totals since boot) and ``between`` for the ones in the middle
+    of a group of three or more (only the first and the last are diffed).
+    """
+    out: list[dict[str, Any]] = []
+    for members, timed in snapshot_groups(evidence):
+        first, last = members[0], members[-1]
+        t0, t1 = evidence[first].summary.get("timestamp"), evidence[last].summary.get("timestamp")
+        interval = float(t1) - float(t0) if t0 is not None and t1 is not None and len(members) > 1 else None
+        formats = sorted(evidence[first].summary["formats"])
+        for i in members:
+            if len(members) == 1:
+                role, other = "only", None
+            elif i == first:
+                role, other = "before", last
+            elif i == last:
+                role, other = "after", first
+            else:
+                role, other = "between", None
+            out.append(
+                {"evidence": i, "role": role, "other": other, "interval_s": interval,
+                 "ordered_by": "time" if timed else "upload order", "formats": formats}
+            )  # fmt: skip
+    return out
+
+
+def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
+    out = []
+    for members, _ in snapshot_groups(evidence):
         last = evidence[members[-1]].summary
         if len(members) == 1:
             out.append(

@@ -13,6 +13,7 @@ import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
 import { BbrSettingsForm } from './bbr-settings-form';
 import { CapturedAtForm } from './captured-at-form';
+import { SnapshotPairing } from './snapshot-pairing';
 import { KindCorrection } from './kind-correction';
 
 /**
@@ -134,7 +135,10 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
         busy={status === 'queued' || status === 'running'}
       />
       {evidence.kind === 'counters' && (
-        <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+        <>
+          <SnapshotPairing pairing={evidence.pairing} />
+          <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+        </>
       )}
       {evidence.kind === 'sockets' && (
         <BbrSettingsForm

@@ -95,4 +95,26 @@ describe('EvidenceCard', () => {
     );
     expect(screen.getByText('812 packets, 68.4 KiB')).toBeInTheDocument();
   });
+
+  it('says which snapshot a counters file is diffed with, over what interval, and how they were ordered', () => {
+    renderCard(
+      makeEvidence({
+        filename: 'nstat-after.txt',
+        kind: 'counters',
+        analysis: makeRun({ status: 'done' }),
+        pairing: {
+          role: 'after',
+          other: 12,
+          other_filename: 'nstat-before.txt',
+          interval_s: 30,
+          ordered_by: 'upload order',
+          formats: ['nstat'],
+        },
+      }),
+    );
+    const card = screen.getByRole('article', { name: 'nstat-after.txt' });
+    expect(card).toHaveTextContent(/Later snapshot, diffed with nstat-before\.txt \(over 30(\.0)? ?s\)/);
+    expect(card).toHaveTextContent('Ordered by upload; say when each was taken to pair them by time.');
+    expect(within(card).getByLabelText('Snapshot taken at')).toBeInTheDocument();
+  });
 });
