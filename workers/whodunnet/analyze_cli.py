@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
 from whodunnet.model import AnalysisResult
-from whodunnet.tuning import BBR_RANGES, BbrParams, Tuning
+from whodunnet.tuning import BBR_RANGES, BbrParams, Tuning, parse_rate
 
 
 def register(subparsers: Any) -> None:
@@ -67,6 +67,13 @@ def register(subparsers: Any) -> None:
     )
     bbr.add_argument("--bbr-v6-prefix", type=int, default=defaults.v6_prefix, metavar="BITS",
                      help="IPv6 prefix length; default 56")  # fmt: skip
+    p.add_argument(
+        "--link-limit",
+        action="append",
+        default=[],
+        metavar="IFACE=RATE",
+        help="an interface's limit for neighbours.link_usage, e.g. eth0=10G or macvtap2=800M (repeatable)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -78,7 +85,14 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         return 2
     try:
-        tuning = Tuning.from_json({"bbr": {name: getattr(args, f"bbr_{name}") for name in BBR_RANGES}})
+        links = {}
+        for item in args.link_limit:
+            name, sep, rate = item.partition("=")
+            if not sep:
+                raise ValueError(f"--link-limit wants IFACE=RATE, not {item!r}")
+            links[name] = parse_rate(rate)
+        bbr = {name: getattr(args, f"bbr_{name}") for name in BBR_RANGES}
+        tuning = Tuning.from_json({"bbr": bbr, "link_limits_bps": links})
     except ValueError as exc:
         print(f"whodunnet analyze: error: {exc}", file=sys.stderr)
         return 2

@@ -37,7 +37,10 @@ ANALYZERS: dict[str, Analyzer] = {
 ANALYZERS.update(TEXT_ANALYZERS)  # strace, kernel versions, sysctl, counters, sockets, latency, app config
 
 #: Detected kind → the keyword arguments its analyzer takes from the person's settings.
-_TUNED: dict[str, Callable[[Tuning], dict[str, Any]]] = {"sockets": lambda t: {"bbr": t.bbr}}
+_TUNED: dict[str, Callable[[Tuning], dict[str, Any]]] = {
+    "sockets": lambda t: {"bbr": t.bbr},
+    "counters": lambda t: {"link_limits_bps": t.link_limits_bps},
+}
 
 
 def _no_tuning(_: Tuning) -> dict[str, Any]:

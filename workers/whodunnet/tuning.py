@@ -1,4 +1,5 @@
-"""Settings a person can change per evidence file (today: seed 003's BBR-candidate method).
+"""Settings a person can change per evidence file: seed 003's BBR-candidate method, and the
+interface limits ``neighbours.link_usage`` compares throughput with.
 
 They are validated here, in one place, for the CLI and the API alike: ``Tuning.from_json``
 raises ``ValueError`` with a message that names the setting and its allowed range.
@@ -6,7 +7,8 @@ raises ``ValueError`` with a message that names the setting and its allowed rang
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import re
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -35,16 +37,45 @@ BBR_RANGES: dict[str, tuple[float, float, bool]] = {
 }
 
 
+#: Interface names as the kernel allows them (IFNAMSIZ 16), plus '@' and ':' for veth/alias forms.
+IFACE_NAME = re.compile(r"^[A-Za-z0-9_.@:-]{1,32}$")
+#: The largest interface limit accepted (100 Tbit/s).
+MAX_LINK_BPS = 1e14
+_RATE = re.compile(r"^(?P<v>\d+(?:\.\d+)?)\s*(?P<u>[kmgt]?)(?:bit/s|bit|bps|b/s|b)?$", re.I)
+
+
+def parse_rate(text: str) -> float:
+    """``10G``, ``10Gbit``, ``2.5 Gbit/s``, ``800M``, ``1000000`` → bits per second."""
+    m = _RATE.match(text.strip())
+    if m is None:
+        raise ValueError(f"not a rate: {text!r} (say e.g. 10G, 2.5Gbit or 800M)")
+    return float(m.group("v")) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group("u").lower()]
+
+
+def check_link_limits(limits: dict[str, Any]) -> dict[str, float]:
+    """Validate ``{"eth0": 10e9}``; raises ValueError naming the interface that is wrong."""
+    out: dict[str, float] = {}
+    for name, bps in limits.items():
+        if not isinstance(name, str) or IFACE_NAME.match(name) is None:
+            raise ValueError(f"not an interface name: {name!r}")
+        if isinstance(bps, bool) or not isinstance(bps, (int, float)) or not 0 < bps <= MAX_LINK_BPS:
+            raise ValueError(f"the limit of {name} must be a number of bits per second above 0 and at most 100 T")
+        out[name] = float(bps)
+    return out
+
+
 @dataclass(frozen=True)
 class Tuning:
     bbr: BbrParams = DEFAULT_BBR
+    #: Interface → limit in bit/s; over the ``# limit`` lines of a counters file.
+    link_limits_bps: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Tuning:
         """``{"bbr": {"bottom_share": 0.1, ...}}`` → Tuning; missing settings keep their defaults."""
         if not data:
             return DEFAULT_TUNING
-        unknown = set(data) - {"bbr"}
+        unknown = set(data) - {"bbr", "link_limits_bps"}
         if unknown:
             raise ValueError(f"unknown setting group(s): {', '.join(sorted(unknown))}")
         bbr = data.get("bbr") or {}
@@ -64,10 +95,13 @@ class Tuning:
             if not low <= raw <= high:
                 raise ValueError(f"bbr.{name} must be between {low:g} and {high:g}")
             values[name] = int(raw) if whole else float(raw)
-        return cls(bbr=BbrParams(**values))
+        links = data.get("link_limits_bps") or {}
+        if not isinstance(links, dict):
+            raise ValueError("link_limits_bps must be an object of interface → bit/s")
+        return cls(bbr=BbrParams(**values), link_limits_bps=check_link_limits(links))
 
     def to_json(self) -> dict[str, Any]:
-        return {"bbr": asdict(self.bbr)}
+        return {"bbr": asdict(self.bbr), "link_limits_bps": dict(self.link_limits_bps)}
 
 
 DEFAULT_TUNING = Tuning()

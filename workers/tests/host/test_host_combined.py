@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from host_testdata import LOOPBACK, SEED_000_STRACE
@@ -9,6 +12,7 @@ from host_testdata import LOOPBACK, SEED_000_STRACE
 from whodunnet.engine import analyze
 from whodunnet.kernel.kb import changes
 from whodunnet.model import Finding
+from whodunnet.tuning import Tuning
 
 
 def one(findings: tuple[Finding, ...], kind: str) -> Finding:
@@ -95,7 +99,7 @@ def test_it_diffs_the_loopback_bundle_counters_in_the_order_given() -> None:
     assert all(ref.lines is not None for ref in r.refs)
 
 
-def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -> None:
+def seed_004_snapshots(tmp_path: Path) -> list[Path]:
     files = []
     for i, (retrans, drops, rx) in enumerate([(100, 10, 1000), (252, 162, 1152)]):
         nstat = tmp_path / f"nstat-{i}.txt"
@@ -110,13 +114,34 @@ def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -
             "        TX errors 0  dropped 0 overruns 0  carrier 0  collisions 0\n"
         )
         files += [nstat, ifc]
-    result = analyze(files)
+    return files
+
+
+def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -> None:
+    result = analyze(seed_004_snapshots(tmp_path))
     m = one(result.findings, "host.drops_match_retransmits")
     assert m.data["drops"] == 152 and m.data["retransmits"] == 152 and m.data["interface"] == "macvtap2"
     drops = one(result.findings, "host.interface_drops")
     assert drops.layer == "neighbours" and drops.data["drops"]["rx_dropped"] == 152
     usage = one(result.findings, "neighbours.link_usage")
     assert usage.data["interval_s"] == 60 and usage.data["clears_layer"] is True
+
+
+def test_a_limit_a_person_gives_wins_over_the_files_own(tmp_path: Path) -> None:
+    files = seed_004_snapshots(tmp_path)
+    # 152 × 100,000 bytes in 60 s is 2.03 Mbit/s: 92 % of a 2.2 Mbit/s limit.
+    result = analyze(files, tuning=Tuning(link_limits_bps={"macvtap2": 2.2e6}))
+    usage = one(result.findings, "neighbours.link_usage")
+    (row,) = usage.data["interfaces"]
+    assert (row["limit_bps"], row["limit_source"]) == (2.2e6, "given limit")
+    assert round(row["utilisation"], 2) == 0.92
+    assert usage.data["near_limit"] == ["macvtap2"] and usage.data["clears_layer"] is False
+    cli = [sys.executable, "-m", "whodunnet.cli", "analyze", "--json", *map(str, files)]
+    out = subprocess.run([*cli, "--link-limit", "macvtap2=2.2M"], capture_output=True, text=True, check=True)
+    (usage_json,) = [f for f in json.loads(out.stdout)["findings"] if f["kind"] == "neighbours.link_usage"]
+    assert usage_json["data"]["near_limit"] == ["macvtap2"]
+    bad = subprocess.run([*cli, "--link-limit", "macvtap2=fast"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a rate: 'fast'" in bad.stderr
 
 
 def test_it_does_the_seed_004_conntrack_arithmetic(tmp_path: Path) -> None:

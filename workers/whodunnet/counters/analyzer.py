@@ -7,7 +7,7 @@ second snapshot is another file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,17 @@ KIND = "counters"
 
 
 def analyze_counters(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
+    link_limits_bps: Mapping[str, float] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
-    """Parse one counters snapshot (any of the supported formats, or several in one file)."""
+    """Parse one counters snapshot (any of the supported formats, or several in one file).
+
+    ``link_limits_bps`` are interface limits a person gave; they win over the file's ``# limit`` lines.
+    """
     log = LineLog()
     parser = CounterParser(log)
     error: MalformedInput | None = None
@@ -34,5 +42,7 @@ def analyze_counters(
             parser.feed(number, text)
     except MalformedInput as exc:
         error = exc
+    if link_limits_bps:
+        parser.snap.limits_bps.update(link_limits_bps)
     summary: dict[str, Any] = {"lines": count, **parser.snap.to_json()}
     return text_result(path, KIND, summary, log, error), []
