@@ -10,7 +10,7 @@ from analysis.models import AnalysisRun, Correlation
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 from whodunnet.engine import EVIDENCE_KINDS
-from whodunnet.tuning import BBR_RANGES, Tuning
+from whodunnet.tuning import BBR_RANGES, MAX_LINK_BPS, Tuning, check_link_limits
 
 
 def latest_run(evidence: Evidence) -> AnalysisRun | None:
@@ -75,6 +75,9 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
     bbr = serializers.SerializerMethodField(help_text="The BBR-candidate settings this file is analysed with.")
     pairing = serializers.SerializerMethodField(help_text="For counter snapshots: how this one is diffed.")
+    link_limits_bps = serializers.SerializerMethodField(
+        help_text="Interface limits (bit/s) a person gave for this counters file; they win over its '# limit' lines."
+    )
 
     class Meta:
         model = Evidence
@@ -91,6 +94,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "summary",
             "bbr",
             "pairing",
+            "link_limits_bps",
         ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
@@ -108,6 +112,10 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             return None
         found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
         return dict(SnapshotPairingSerializer(found).data) if found else None
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
+    def get_link_limits_bps(self, evidence: Evidence) -> dict[str, float]:
+        return dict(Tuning.from_json(evidence.tuning).link_limits_bps)
 
     @extend_schema_field(BbrSettingsSerializer)
     def get_bbr(self, evidence: Evidence) -> dict[str, Any]:
@@ -137,6 +145,18 @@ class EvidenceUpdateSerializer(serializers.Serializer[Any]):
     bbr = BbrSettingsUpdateSerializer(
         required=False, help_text="Change the BBR-candidate settings (sockets evidence); the file is analysed again."
     )
+    link_limits_bps = serializers.DictField(
+        child=serializers.FloatField(min_value=1, max_value=MAX_LINK_BPS),
+        required=False,
+        help_text="Interface → limit in bit/s (counters evidence), replacing the ones given before; "
+        "the file is analysed again.",
+    )
+
+    def validate_link_limits_bps(self, value: dict[str, float]) -> dict[str, float]:
+        try:
+            return check_link_limits(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
 
 
 class EvidenceLineSerializer(serializers.Serializer[Any]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -106,18 +107,48 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
 
 def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
     """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
+    said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()))
+    return _retune(
+        user=user,
+        evidence=evidence,
+        change=lambda tuning: {**tuning, "bbr": {**(tuning.get("bbr") or {}), **changes}},
+        said=f"BBR-candidate settings {said}",
+    )
+
+
+def set_link_limits(*, user: User, evidence: Evidence, limits: dict[str, float]) -> Evidence:
+    """Give the interfaces' limits (bit/s) that neighbours.link_usage compares throughput with."""
+    said = ", ".join(f"{name} {_rate(bps)}" for name, bps in sorted(limits.items())) or "none"
+    return _retune(
+        user=user,
+        evidence=evidence,
+        change=lambda tuning: {**tuning, "link_limits_bps": limits},
+        said=f"interface limits {said}",
+    )
+
+
+def _rate(bps: float) -> str:
+    """300000 → "300 kbit/s", 1e10 → "10 Gbit/s"."""
+    for scale, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+        if bps >= scale:
+            return f"{bps / scale:g} {unit}"
+    return f"{bps:g} bit/s"
+
+
+def _retune(
+    *, user: User, evidence: Evidence, change: Callable[[dict[str, Any]], dict[str, Any]], said: str
+) -> Evidence:
+    """Store changed analysis settings (validated by the engine's Tuning) and analyse the file again."""
     with transaction.atomic():
         evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
-        merged = {**(evidence.tuning.get("bbr") or {}), **changes}
-        evidence.tuning = Tuning.from_json({**evidence.tuning, "bbr": merged}).to_json()
+        evidence.tuning = Tuning.from_json(change(evidence.tuning)).to_json()
         evidence.save(update_fields=["tuning"])
-        said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()))
         record_event(
             incident=evidence.incident,
             kind=EventKind.INCIDENT_UPDATED,
             actor=user,
-            summary=f"{evidence.filename}: BBR-candidate settings {said}; analysing it again",
-            data={"evidence": evidence.pk, "bbr": evidence.tuning["bbr"]},
+            summary=f"{evidence.filename}: {said}; analysing it again",
+            data={"evidence": evidence.pk, "tuning": evidence.tuning},
         )
         forced = evidence.kind if evidence.kind != evidence.detected_kind else ""
         queue_run(evidence=evidence, forced_kind=forced)

@@ -122,7 +122,7 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the kind, say when a snapshot was taken, or change the BBR-candidate settings."""
+        """Correct the kind, say when a snapshot was taken, or change the analysis settings (BBR, link limits)."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
@@ -134,6 +134,8 @@ class EvidenceDetailView(APIView):
             services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
         if "bbr" in form.validated_data:
             services.set_bbr_settings(user=user, evidence=evidence, changes=form.validated_data["bbr"])
+        if "link_limits_bps" in form.validated_data:
+            services.set_link_limits(user=user, evidence=evidence, limits=form.validated_data["link_limits_bps"])
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 

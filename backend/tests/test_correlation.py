@@ -124,3 +124,30 @@ def test_a_teammate_changes_the_bbr_candidate_settings_and_the_file_is_read_agai
     assert again.data["params"]["min_bytes"] == 1000 and again.data["intervals"] == 12
     summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
     assert "ss-tinmoe-timeseries.txt: BBR-candidate settings min_bytes 1000; analysing it again" in summaries
+
+
+@pytest.mark.django_db
+def test_interface_limits_given_on_the_card_decide_whether_a_link_is_near_its_limit(
+    owner: User, teammate: User, incident: Any
+) -> None:
+    before = upload_and_analyse(incident, owner, DATA / "loopback" / "ip-s-link-lo-before.txt")
+    after = upload_and_analyse(incident, owner, DATA / "loopback" / "ip-s-link-lo-after.txt")
+    client = client_for(teammate)
+    for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:10Z")):
+        url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+    url = f"/api/incidents/{incident.pk}/evidence/{after.pk}/"
+    refused = client.patch(url, {"link_limits_bps": {"lo; rm -rf": 1e9}}, format="json")
+    assert refused.status_code == 400 and "not an interface name" in refused.json()["link_limits_bps"][0]
+    assert client.patch(url, {"link_limits_bps": {"lo": -5}}, format="json").status_code == 400
+    response = client.patch(url, {"link_limits_bps": {"lo": 300_000}}, format="json")
+    assert response.status_code == 200 and response.json()["link_limits_bps"] == {"lo": 300_000.0}
+    services.execute_run(run_id=response.json()["analysis"]["id"])
+    services.correlate(incident_id=incident.pk)
+    usage = Finding.objects.get(incident=incident, correlation__isnull=False, kind="neighbours.link_usage")
+    (row,) = usage.data["interfaces"]
+    # 323,244 bytes in 10 s is 259 kbit/s: 86 % of the 300 kbit/s limit given on the card.
+    assert (row["interface"], row["limit_bps"], row["limit_source"]) == ("lo", 300_000, "given limit")
+    assert round(row["utilisation"], 2) == 0.86 and usage.data["near_limit"] == ["lo"]
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    assert "ip-s-link-lo-after.txt: interface limits lo 300 kbit/s; analysing it again" in summaries

@@ -291,7 +291,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Correct the kind, say when a snapshot was taken, or change the BBR-candidate settings. */
+        /** @description Correct the kind, say when a snapshot was taken, or change the analysis settings (BBR, link limits). */
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
@@ -1153,6 +1153,10 @@ export interface components {
             readonly bbr: components["schemas"]["BbrSettings"];
             /** @description For counter snapshots: how this one is diffed. */
             readonly pairing: components["schemas"]["SnapshotPairing"] | null;
+            /** @description Interface limits (bit/s) a person gave for this counters file; they win over its '# limit' lines. */
+            readonly link_limits_bps: {
+                [key: string]: number;
+            };
         };
         EvidenceLine: {
             /** @description 1-based line number. */
@@ -1427,6 +1431,10 @@ export interface components {
             captured_at?: string | null;
             /** @description Change the BBR-candidate settings (sockets evidence); the file is analysed again. */
             bbr?: components["schemas"]["BbrSettingsUpdateRequest"];
+            /** @description Interface → limit in bit/s (counters evidence), replacing the ones given before; the file is analysed again. */
+            link_limits_bps?: {
+                [key: string]: number;
+            };
         };
         PatchedIncidentUpdateRequest: {
             /** @description Short title. */

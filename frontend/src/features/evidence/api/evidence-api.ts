@@ -79,3 +79,8 @@ export function useSetCapturedAt(incidentId: number, evidenceId: number) {
 export function useSetBbrSettings(incidentId: number, evidenceId: number) {
   return usePatchEvidence(incidentId, evidenceId, (bbr: BbrSettingsUpdate) => ({ bbr }));
 }
+
+/** Give the interfaces' limits (bit/s) for neighbours.link_usage; they replace the ones given before. */
+export function useSetLinkLimits(incidentId: number, evidenceId: number) {
+  return usePatchEvidence(incidentId, evidenceId, (limits: Record<string, number>) => ({ link_limits_bps: limits }));
+}

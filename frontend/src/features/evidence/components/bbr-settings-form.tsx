@@ -1,39 +1,34 @@
-import { useState } from 'react';
-
 import { ApiError, fieldErrors } from '@/api/errors';
 import type { BbrSettings, Evidence } from '@/api/types';
-import { ErrorMessage } from '@/components/error-message';
 
 import { useSetBbrSettings } from '../api/evidence-api';
+import { type NumberSetting, NumberSettingsForm } from './number-settings-form';
 
-interface Field {
-  name: keyof BbrSettings;
-  label: string;
+interface Field extends NumberSetting {
+  key: keyof BbrSettings;
   /** Shown as a percentage, sent as a share (0–1). */
   percent?: boolean;
-  min: number;
-  max: number;
 }
 
 const FIELDS: readonly Field[] = [
-  { name: 'bottom_share', label: 'Bad group (% of prefixes)', percent: true, min: 1, max: 100 },
-  { name: 'min_bytes', label: 'Ignore flows under (bytes)', min: 0, max: 1e12 },
-  { name: 'min_duty', label: 'Duty cycle at least (%)', percent: true, min: 0, max: 100 },
-  { name: 'max_flap', label: 'Flap rate at most (%)', percent: true, min: 0, max: 100 },
-  { name: 'v4_prefix', label: 'IPv4 prefix (bits)', min: 8, max: 32 },
-  { name: 'v6_prefix', label: 'IPv6 prefix (bits)', min: 16, max: 128 },
+  { key: 'bottom_share', label: 'Bad group (% of prefixes)', percent: true, min: 1, max: 100, required: true },
+  { key: 'min_bytes', label: 'Ignore flows under (bytes)', min: 0, max: 1e12, required: true },
+  { key: 'min_duty', label: 'Duty cycle at least (%)', percent: true, min: 0, max: 100, required: true },
+  { key: 'max_flap', label: 'Flap rate at most (%)', percent: true, min: 0, max: 100, required: true },
+  { key: 'v4_prefix', label: 'IPv4 prefix (bits)', min: 8, max: 32, required: true },
+  { key: 'v6_prefix', label: 'IPv6 prefix (bits)', min: 16, max: 128, required: true },
 ];
 
 /** "Bad group (% of prefixes): Ensure this value is ..." for each setting the server refused. */
 function refusals(error: Error): string {
   const body = error instanceof ApiError ? error.body : undefined;
   const nested = typeof body === 'object' && body !== null && 'bbr' in body ? body.bbr : undefined;
-  const lines = FIELDS.flatMap((field) => fieldErrors(nested, field.name).map((m) => `${field.label}: ${m}`));
+  const lines = FIELDS.flatMap((field) => fieldErrors(nested, field.key).map((m) => `${field.label}: ${m}`));
   return lines.length > 0 ? lines.join(' ') : error.message;
 }
 
 function shown(settings: BbrSettings, field: Field): string {
-  const value = settings[field.name];
+  const value = settings[field.key];
   return String(field.percent ? Math.round(value * 1000) / 10 : value);
 }
 
@@ -50,48 +45,26 @@ export function BbrSettingsForm({
   incidentId: number;
   busy: boolean;
 }) {
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(FIELDS.map((field) => [field.name, shown(evidence.bbr, field)])),
-  );
   const save = useSetBbrSettings(incidentId, evidence.id);
   return (
-    <details className="bbr-settings">
-      <summary>BBR-candidate settings</summary>
-      <form
-        className="kind-correction"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const body = Object.fromEntries(
+    <NumberSettingsForm
+      title="BBR-candidate settings"
+      settings={FIELDS}
+      initial={Object.fromEntries(FIELDS.map((field) => [field.key, shown(evidence.bbr, field)]))}
+      submitLabel="Analyse again"
+      busy={busy}
+      pending={save.isPending}
+      error={save.isError ? `Could not save the settings. ${refusals(save.error)}` : null}
+      onSubmit={(values) => {
+        save.mutate(
+          Object.fromEntries(
             FIELDS.map((field) => {
-              const number = Number(values[field.name]);
-              return [field.name, field.percent ? number / 100 : number];
+              const number = Number(values[field.key]);
+              return [field.key, field.percent ? number / 100 : number];
             }),
-          );
-          save.mutate(body);
-        }}
-      >
-        {FIELDS.map((field) => (
-          <label key={field.name}>
-            <span className="small muted">{field.label}</span>
-            <input
-              type="number"
-              required
-              inputMode="decimal"
-              min={field.min}
-              max={field.max}
-              step="any"
-              value={values[field.name]}
-              onChange={(event) => {
-                setValues({ ...values, [field.name]: event.target.value });
-              }}
-            />
-          </label>
-        ))}
-        <button type="submit" className="button button--small" disabled={busy || save.isPending}>
-          {save.isPending ? 'Sending…' : 'Analyse again'}
-        </button>
-        {save.isError && <ErrorMessage>Could not save the settings. {refusals(save.error)}</ErrorMessage>}
-      </form>
-    </details>
+          ),
+        );
+      }}
+    />
   );
 }

@@ -13,7 +13,9 @@ import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
 import { BbrSettingsForm } from './bbr-settings-form';
 import { CapturedAtForm } from './captured-at-form';
+import { LinkLimitsForm } from './link-limits-form';
 import { SnapshotPairing } from './snapshot-pairing';
+import { interfacesOf } from '../summary';
 import { KindCorrection } from './kind-correction';
 
 /**
@@ -138,6 +140,12 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
         <>
           <SnapshotPairing pairing={evidence.pairing} />
           <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+          <LinkLimitsForm
+            key={JSON.stringify([evidence.link_limits_bps, interfacesOf(summary)])}
+            evidence={evidence}
+            incidentId={incidentId}
+            busy={status === 'queued' || status === 'running'}
+          />
         </>
       )}
       {evidence.kind === 'sockets' && (
