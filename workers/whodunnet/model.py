@@ -70,6 +70,11 @@ class EvidenceResult:
     error: ErrorInfo | None = None
     connections: tuple[Any, ...] = ()
 
+    @property
+    def name(self) -> str:
+        """The file's name, as findings across evidence call it (the web stores the uploader's name)."""
+        return self.path.replace("\\", "/").rsplit("/", 1)[-1]
+
 
 @dataclass(frozen=True)
 class AnalysisResult:

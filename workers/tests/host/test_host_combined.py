@@ -94,6 +94,7 @@ def test_it_diffs_the_loopback_bundle_counters_in_the_order_given() -> None:
     # README of loopback-scenarios-1: the expected nstat deltas
     assert r.data["counters"]["TcpRetransSegs"] == 3 and r.data["counters"]["TcpExtTCPSynRetrans"] == 3
     assert r.data["counters"]["TcpExtTCPTimeouts"] == 3 and r.data["counters"]["TcpOutSegs"] == 314
+    assert "between nstat-before.txt and nstat-after.txt (interval unknown)" in r.title
     lo = one(result.findings, "host.listen_overflows")
     assert lo.data["listen_overflows"] == 4 and lo.data["listen_drops"] == 4
     assert all(ref.lines is not None for ref in r.refs)

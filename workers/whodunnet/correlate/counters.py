@@ -38,6 +38,8 @@ class Delta:
     interfaces: dict[str, dict[str, int]] = field(default_factory=dict)
     conntrack: dict[str, int] = field(default_factory=dict)
     resets: list[str] = field(default_factory=list)
+    #: The snapshots' file names, for titles ("nstat-1.txt → nstat-2.txt").
+    names: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -126,6 +128,7 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
         t0, t1 = first.get("timestamp"), last.get("timestamp")
         resets: list[str] = []
         d = Delta(members[0], members[-1], (t1 - t0) if t0 is not None and t1 is not None else None, resets=resets)
+        d.names = (evidence[members[0]].name, evidence[members[-1]].name)
         d.counters = _diff(first["counters"], last["counters"], resets)
         for name, stats in last["interfaces"].items():
             if name in first["interfaces"]:
@@ -139,11 +142,12 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
 
 
 def _when(d: Delta) -> str:
+    first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
     if d.before is None:
         return "since boot (one snapshot)"
     if d.interval_s is not None:
-        return f"over {d.interval_s:.1f} s (evidence {d.before} → {d.after})"
-    return f"between evidence {d.before} and {d.after} (interval unknown)"
+        return f"over {d.interval_s:.1f} s ({first} → {last})"
+    return f"between {first} and {last} (interval unknown)"
 
 
 def counter_findings(evidence: Sequence[EvidenceResult]) -> list[Finding]:

@@ -153,7 +153,8 @@ def _rcvbuf(evidence: Sequence[EvidenceResult]) -> tuple[int, str, Ref] | None:
         if found:
             value, _n = Counter(v for v, _ in found).most_common(1)[0]
             line = next(ln for v, ln in found if v == value)
-            return value, f"strace (evidence {i}, line {line})", Ref(evidence=i, label="SO_RCVBUF", lines=(line, line))
+            ref = Ref(evidence=i, label="SO_RCVBUF", lines=(line, line))
+            return value, f"strace ({evidence[i].name}, line {line})", ref
     for i, ev in enumerate(evidence):
         if ev.kind == "app_config":
             raw = ev.summary.get("properties", {}).get("receive.buffer.bytes")
@@ -161,7 +162,7 @@ def _rcvbuf(evidence: Sequence[EvidenceResult]) -> tuple[int, str, Ref] | None:
                 line = ev.summary.get("property_lines", {}).get("receive.buffer.bytes")
                 return (
                     int(raw),
-                    f"Kafka receive.buffer.bytes (evidence {i})",
+                    f"Kafka receive.buffer.bytes ({evidence[i].name})",
                     Ref(evidence=i, label="receive.buffer.bytes", lines=(line, line) if line else None),
                 )
     return None
@@ -172,12 +173,12 @@ def _config(evidence: Sequence[EvidenceResult], sysctl_key: str, prop_key: str) 
         if ev.kind == "sysctl":
             v = get_int(ev.summary.get("values", {}), sysctl_key)
             if v is not None:
-                return float(v), f"{sysctl_key} (evidence {i})"
+                return float(v), f"{sysctl_key} ({evidence[i].name})"
         if ev.kind == "app_config":
             raw = ev.summary.get("properties", {}).get(prop_key)
             if raw is not None:
                 try:
-                    return float(raw), f"{prop_key} (evidence {i})"
+                    return float(raw), f"{prop_key} ({evidence[i].name})"
                 except ValueError:
                     continue
     return None
@@ -190,7 +191,7 @@ def _capture_rtt(evidence: Sequence[EvidenceResult]) -> tuple[float, str] | None
         s = ev.summary
         for key, scale in (("rtt_ms", 1e-3), ("median_rtt_ms", 1e-3), ("rtt_s", 1.0)):
             if isinstance(s.get(key), (int, float)) and s[key] > 0:
-                return float(s[key]) * scale, f"capture (evidence {i}) {key}"
+                return float(s[key]) * scale, f"capture ({evidence[i].name}) {key}"
         rtts = []
         for c in s.get("connections", []) or []:
             if isinstance(c, dict):
@@ -199,7 +200,7 @@ def _capture_rtt(evidence: Sequence[EvidenceResult]) -> tuple[float, str] | None
                         rtts.append(float(c[key]) * scale)
                         break
         if rtts:
-            return statistics.median(rtts), f"capture (evidence {i}), median of {len(rtts)} connections"
+            return statistics.median(rtts), f"capture ({evidence[i].name}), median of {len(rtts)} connections"
     return None
 
 
@@ -217,7 +218,7 @@ def _timeout(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) ->
         if ev.kind == "app_config":
             raw = ev.summary.get("properties", {}).get("request.timeout.ms")
             if raw is not None and raw.isdigit():
-                return float(raw), f"Kafka request.timeout.ms (evidence {i})"
+                return float(raw), f"Kafka request.timeout.ms ({evidence[i].name})"
     given = _config(evidence, "whodunnet.timeout_ms", "whodunnet.timeout.ms")
     return (
         given if given is not None else (SEED_TIMEOUT_MS, "seed 000's 30 s application timeout (none in the evidence)")
