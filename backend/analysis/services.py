@@ -105,6 +105,8 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         evidence = locked.evidence
         incident = evidence.incident
         locked.findings.all().delete()
+        # A newer run supersedes what older runs of this evidence said (a corrected kind, new settings).
+        Finding.objects.filter(evidence=evidence, run__isnull=False, run_id__lt=locked.pk).delete()
         findings = Finding.objects.bulk_create(
             _finding_row(f, [evidence.pk], run=locked, incident=incident, evidence=evidence) for f in result.findings
         )
@@ -321,7 +323,15 @@ def execute_run(*, run_id: int) -> None:
 
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
     tuning = Tuning.from_json(evidence.tuning)
-    result = analyze([evidence.path], progress=progress, limits=limits, kinds=[run.forced_kind or None], tuning=tuning)
+    # Findings drawn across results (counter diffs, kernel ranges) come from correlate(), once per incident.
+    result = analyze(
+        [evidence.path],
+        progress=progress,
+        limits=limits,
+        kinds=[run.forced_kind or None],
+        tuning=tuning,
+        combine_evidence=False,
+    )
     if not _store_result(run=run, token=token, result=result):
         logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
 

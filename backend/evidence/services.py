@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,8 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
 
 def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
     """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
-    said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()))
+    current = asdict(Tuning.from_json(evidence.tuning).bbr)
+    said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()) if current.get(k) != v) or "unchanged"
     return _retune(
         user=user,
         evidence=evidence,

@@ -70,12 +70,15 @@ def analyze(
     limits: Limits = DEFAULT_LIMITS,
     kinds: Sequence[str | None] | None = None,
     tuning: Tuning = DEFAULT_TUNING,
+    combine_evidence: bool = True,
 ) -> AnalysisResult:
     """Analyze evidence files together; one evidence entry per file, plus findings.
 
     ``kinds`` (one per path, None to detect) is a person's correction of the detected kind,
     one of EVIDENCE_KINDS; a capture's format is still read from its magic number.
     ``tuning`` holds the settings a person changed (the BBR-candidate method's parameters).
+    ``combine_evidence=False`` leaves out the findings ``combine`` draws from the results (counter
+    diffs, kernel ranges, the receive-window model): the backend computes those once per incident.
     """
     files = [Path(p) for p in paths]
     wanted = list(kinds) if kinds is not None else [None] * len(files)
@@ -98,7 +101,8 @@ def analyze(
         evidence.append(ev)
         findings.extend(found)
         done += size
-    findings.extend(combine(evidence, findings))
+    if combine_evidence:
+        findings.extend(combine(evidence, findings))
     pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
     findings.extend(pair_findings)
     throttle(1.0, "done", force=True)
