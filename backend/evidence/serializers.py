@@ -10,7 +10,7 @@ from analysis.models import AnalysisRun, Correlation
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 from whodunnet.engine import EVIDENCE_KINDS
-from whodunnet.tuning import BBR_RANGES, MAX_LINK_BPS, Tuning, check_link_limits
+from whodunnet.tuning import BBR_HELP, BBR_RANGES, MAX_LINK_BPS, Tuning, check_link_limits
 
 
 def latest_run(evidence: Evidence) -> AnalysisRun | None:
@@ -18,8 +18,9 @@ def latest_run(evidence: Evidence) -> AnalysisRun | None:
     return max(runs, key=lambda run: run.pk) if runs else None
 
 
-def _bbr_field(name: str, help_text: str) -> serializers.Field[Any, Any, Any, Any]:
+def _bbr_field(name: str) -> serializers.Field[Any, Any, Any, Any]:
     low, high, whole = BBR_RANGES[name]
+    help_text = BBR_HELP[name][:1].upper() + BBR_HELP[name][1:] + "."
     if whole:
         return serializers.IntegerField(min_value=int(low), max_value=int(high), help_text=help_text)
     return serializers.FloatField(min_value=low, max_value=high, help_text=help_text)
@@ -28,12 +29,12 @@ def _bbr_field(name: str, help_text: str) -> serializers.Field[Any, Any, Any, An
 class BbrSettingsSerializer(serializers.Serializer[Any]):
     """Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots."""
 
-    bottom_share = _bbr_field("bottom_share", "Share of prefixes counted as bad in each interval (0.2 = 20 %).")
-    min_bytes = _bbr_field("min_bytes", "Flows that moved fewer bytes are ignored.")
-    min_duty = _bbr_field("min_duty", "A candidate is in the bad group in at least this share of its intervals.")
-    max_flap = _bbr_field("max_flap", "...and changes in or out in at most this share of them.")
-    v4_prefix = _bbr_field("v4_prefix", "IPv4 prefix length peers are grouped by.")
-    v6_prefix = _bbr_field("v6_prefix", "IPv6 prefix length peers are grouped by.")
+    bottom_share = _bbr_field("bottom_share")
+    min_bytes = _bbr_field("min_bytes")
+    min_duty = _bbr_field("min_duty")
+    max_flap = _bbr_field("max_flap")
+    v4_prefix = _bbr_field("v4_prefix")
+    v6_prefix = _bbr_field("v6_prefix")
 
 
 class BbrSettingsUpdateSerializer(BbrSettingsSerializer):

@@ -6,12 +6,13 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import asdict
 from typing import Any, TextIO
 
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
 from whodunnet.model import AnalysisResult
-from whodunnet.tuning import BBR_RANGES, BbrParams, Tuning, parse_rate
+from whodunnet.tuning import BBR_HELP, BBR_RANGES, BbrParams, Tuning, parse_rate
 
 
 def register(subparsers: Any) -> None:
@@ -33,40 +34,16 @@ def register(subparsers: Any) -> None:
     bbr = p.add_argument_group(
         "BBR candidates (seed 003)", "how sockets.bbr_candidates ranks prefixes over ss snapshots"
     )
-    defaults = BbrParams()
-    bbr.add_argument(
-        "--bbr-bottom-share",
-        type=float,
-        default=defaults.bottom_share,
-        metavar="F",
-        help="share of prefixes that are 'bad' in an interval; default 0.2",
-    )
-    bbr.add_argument(
-        "--bbr-min-bytes",
-        type=int,
-        default=defaults.min_bytes,
-        metavar="N",
-        help="ignore flows that moved fewer bytes; default 100000",
-    )
-    bbr.add_argument(
-        "--bbr-min-duty",
-        type=float,
-        default=defaults.min_duty,
-        metavar="F",
-        help="a candidate is bad in at least this share of its intervals; default 0.5",
-    )
-    bbr.add_argument(
-        "--bbr-max-flap",
-        type=float,
-        default=defaults.max_flap,
-        metavar="F",
-        help="and changes state in at most this share of them; default 0.5",
-    )
-    bbr.add_argument(
-        "--bbr-v4-prefix", type=int, default=defaults.v4_prefix, metavar="BITS", help="IPv4 prefix length; default 24"
-    )
-    bbr.add_argument("--bbr-v6-prefix", type=int, default=defaults.v6_prefix, metavar="BITS",
-                     help="IPv6 prefix length; default 56")  # fmt: skip
+    for name, value in asdict(BbrParams()).items():
+        whole = BBR_RANGES[name][2]
+        bbr.add_argument(
+            f"--bbr-{name.replace('_', '-')}",
+            dest=f"bbr_{name}",
+            type=int if whole else float,
+            default=value,
+            metavar="N" if whole else "F",
+            help=f"{BBR_HELP[name]}; default {value}".replace("%", "%%"),  # argparse formats help with %
+        )
     p.add_argument(
         "--link-limit",
         action="append",

@@ -35,6 +35,15 @@ BBR_RANGES: dict[str, tuple[float, float, bool]] = {
     "v4_prefix": (8, 32, True),
     "v6_prefix": (16, 128, True),
 }
+#: What each setting means, for the CLI's help and the API schema.
+BBR_HELP: dict[str, str] = {
+    "bottom_share": "share of prefixes counted as bad in each interval (0.2 = 20 %)",
+    "min_bytes": "flows that moved fewer bytes are ignored",
+    "min_duty": "a candidate is in the bad group in at least this share of its intervals",
+    "max_flap": "and changes in or out in at most this share of them",
+    "v4_prefix": "IPv4 prefix length peers are grouped by",
+    "v6_prefix": "IPv6 prefix length peers are grouped by",
+}
 
 
 #: Interface names as the kernel allows them (IFNAMSIZ 16), plus '@' and ':' for veth/alias forms.

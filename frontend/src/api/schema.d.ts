@@ -547,7 +547,7 @@ export interface components {
             min_duty: number;
             /**
              * Format: double
-             * @description ...and changes in or out in at most this share of them.
+             * @description And changes in or out in at most this share of them.
              */
             max_flap: number;
             /** @description IPv4 prefix length peers are grouped by. */
@@ -574,7 +574,7 @@ export interface components {
             min_duty?: number;
             /**
              * Format: double
-             * @description ...and changes in or out in at most this share of them.
+             * @description And changes in or out in at most this share of them.
              */
             max_flap?: number;
             /** @description IPv4 prefix length peers are grouped by. */

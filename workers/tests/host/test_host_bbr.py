@@ -92,6 +92,10 @@ def test_the_cli_takes_the_parameters_and_refuses_nonsense(tmp_path: Path) -> No
     cmd = [sys.executable, "-m", "whodunnet.cli", "analyze", str(path)]
     ok = subprocess.run([*cmd, "--bbr-max-flap", "1"], capture_output=True, text=True, check=True)
     assert "3 prefixes consistently in the bottom 20% by delivery rate" in ok.stdout
+    helped = subprocess.run([*cmd, "--help"], capture_output=True, text=True, check=True)
+    assert "share of prefixes counted as bad in each interval (0.2 = 20 %); default 0.2" in " ".join(
+        helped.stdout.split()
+    )
     bad = subprocess.run([*cmd, "--bbr-bottom-share", "1.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "bbr.bottom_share must be between 0.01 and 1" in bad.stderr
 
