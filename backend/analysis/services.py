@@ -105,10 +105,13 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         evidence = locked.evidence
         incident = evidence.incident
         locked.findings.all().delete()
-        # A newer run supersedes what older runs of this evidence said (a corrected kind, new settings).
+        # A newer run supersedes what older runs of this evidence said (a corrected kind, new
+        # settings); an older run that finishes last keeps its status but not its findings.
         Finding.objects.filter(evidence=evidence, run__isnull=False, run_id__lt=locked.pk).delete()
+        superseded = AnalysisRun.objects.filter(evidence=evidence, pk__gt=locked.pk).exists()
         findings = Finding.objects.bulk_create(
-            _finding_row(f, [evidence.pk], run=locked, incident=incident, evidence=evidence) for f in result.findings
+            _finding_row(f, [evidence.pk], run=locked, incident=incident, evidence=evidence)
+            for f in ([] if superseded else result.findings)
         )
         _store_connections(run=locked, evidence=evidence, connections=evidence_result.connections)
         has_content = bool(evidence_result.summary) and evidence_result.kind != "unknown"
@@ -206,7 +209,8 @@ def correlate(*, incident_id: int) -> int:
     """Recompute the findings across an incident's evidence from the stored results.
 
     Reads no file: the engine's ``combine`` works from the evidence summaries alone. Evidence
-    is taken in upload order, so of two counter snapshots the first uploaded is the earlier.
+    is taken in upload order; counter snapshots are then ordered by the time each was taken when
+    all of a group have one (from the file or ``Evidence.captured_at``), else in that order.
     Returns how many findings the incident now has across its evidence.
     """
     from whodunnet.correlate.counters import snapshot_pairing

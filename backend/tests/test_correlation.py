@@ -165,3 +165,16 @@ def test_one_snapshot_is_reported_once_as_totals_since_boot(owner: User, inciden
     network = next(s for s in steps if s["layer"] == "network")
     (retransmits,) = [f for f in network["findings"] if f["kind"] == "host.retransmits"]
     assert "since boot (one snapshot)" in retransmits["title"]
+
+
+@pytest.mark.django_db
+def test_a_run_that_finishes_after_a_newer_one_does_not_bring_back_old_findings(owner: User, incident: Any) -> None:
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback" / "ss-tinmoe-timeseries.txt")
+    older = AnalysisRun.objects.create(evidence=evidence)
+    newer = AnalysisRun.objects.create(evidence=evidence)
+    services.execute_run(run_id=newer.pk)
+    services.execute_run(run_id=older.pk)
+    older.refresh_from_db()
+    assert older.status == "done"
+    kinds = list(Finding.objects.filter(incident=incident).values_list("kind", "run_id"))
+    assert sorted(kinds) == [("sockets.bbr_candidates", newer.pk), ("sockets.summary", newer.pk)]
