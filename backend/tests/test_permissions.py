@@ -42,6 +42,8 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("get", base + f"evidence/{evidence.pk}/connections/0/time-sequence/", None),
         ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
         ("patch", base + f"evidence/{evidence.pk}/", {"bbr": {"min_bytes": 1000}}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"link_limits_bps": {"eth0": 1e10}}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"captured_at": "2026-11-20T10:00:00Z"}),
     ]
 
 
