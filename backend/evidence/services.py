@@ -95,15 +95,26 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
         previous = evidence.kind
         evidence.kind = kind
         evidence.save(update_fields=["kind"])
-        record_event(
-            incident=evidence.incident,
-            kind=EventKind.INCIDENT_UPDATED,
-            actor=user,
-            summary=f"{evidence.filename}: kind {previous} → {kind}; analysing it again",
-            data={"evidence": evidence.pk, "from": previous, "to": kind},
+        _analyse_again(
+            user=user, evidence=evidence, said=f"kind {previous} → {kind}", data={"from": previous, "to": kind}
         )
-        queue_run(evidence=evidence, forced_kind=kind)
     return evidence
+
+
+def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str, Any]) -> None:
+    """Say on the timeline what a person changed, and queue a run that reads the file with it.
+
+    The run reads the file as ``evidence.kind`` when a person chose it over the detected kind.
+    Call inside the transaction that made the change.
+    """
+    record_event(
+        incident=evidence.incident,
+        kind=EventKind.INCIDENT_UPDATED,
+        actor=user,
+        summary=f"{evidence.filename}: {said}; analysing it again",
+        data={"evidence": evidence.pk, **data},
+    )
+    queue_run(evidence=evidence, forced_kind=evidence.kind if evidence.kind != evidence.detected_kind else "")
 
 
 def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
@@ -145,15 +156,7 @@ def _retune(
         evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
         evidence.tuning = Tuning.from_json(change(evidence.tuning)).to_json()
         evidence.save(update_fields=["tuning"])
-        record_event(
-            incident=evidence.incident,
-            kind=EventKind.INCIDENT_UPDATED,
-            actor=user,
-            summary=f"{evidence.filename}: {said}; analysing it again",
-            data={"evidence": evidence.pk, "tuning": evidence.tuning},
-        )
-        forced = evidence.kind if evidence.kind != evidence.detected_kind else ""
-        queue_run(evidence=evidence, forced_kind=forced)
+        _analyse_again(user=user, evidence=evidence, said=said, data={"tuning": evidence.tuning})
     return evidence
 
 
