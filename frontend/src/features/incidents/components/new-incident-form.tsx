@@ -136,9 +136,12 @@ export function NewIncidentForm({ onCreated }: { onCreated: (incident: Incident)
       {localError && <ErrorMessage>{localError}</ErrorMessage>}
       {create.isError && <ErrorMessage>{errorText(create.error)}</ErrorMessage>}
       <div className="form__actions">
-        <button type="submit" className="button button--primary" disabled={create.isPending}>
+        {/* Until the teams have loaded there is nothing to create the incident for. */}
+        <button type="submit" className="button button--primary" disabled={create.isPending || !teams.data}>
           {create.isPending ? 'Creating…' : 'Create incident'}
         </button>
+        {teams.isPending && <span className="muted small">Loading your teams…</span>}
+        {teams.isError && <ErrorMessage>Could not load your teams: {teams.error.message}</ErrorMessage>}
       </div>
     </form>
   );
