@@ -155,6 +155,11 @@ class BisectJob(BisectSpecFields):
     def spec(self) -> dict[str, Any]:
         return self.spec_json(good=self.good, bad=self.bad)
 
+    @property
+    def step_time_limit(self) -> int:
+        """Celery's hard limit for one step task (s): every run at its timeout, plus room for git (a first clone)."""
+        return max(int(settings.CELERY_TASK_TIME_LIMIT), int(self.repeats * (self.step_timeout + 30)) + 3600)
+
 
 def steps_for(revisions: int) -> int:
     """ceil(log2(revisions)): the tests a bisect over that many revisions needs if none is skipped."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import logging
 import shutil
 import tempfile
@@ -30,6 +29,7 @@ from django.utils import timezone
 from rest_framework import status
 from rest_framework.exceptions import APIException, ValidationError
 
+from bisects import dispatch
 from bisects.models import (
     ACTIVE_JOB_STATUSES,
     BisectJob,
@@ -131,23 +131,6 @@ def check_spec(*, fields: Mapping[str, Any], good: str, bad: str) -> BisectSpec:
 MAX_STEP_CLAIMS = 3
 
 
-def step_time_limit(*, repeats: int, step_timeout: float) -> int:
-    """Celery's hard limit for one step task: every run at its timeout, plus room for git (a first clone)."""
-    return max(int(settings.CELERY_TASK_TIME_LIMIT), int(repeats * (step_timeout + 30)) + 3600)
-
-
-def enqueue_step(*, step_id: int, repeats: int, step_timeout: float) -> None:
-    from bisects.tasks import run_bisect_step
-
-    run_bisect_step.apply_async((step_id,), time_limit=step_time_limit(repeats=repeats, step_timeout=step_timeout))
-
-
-def _enqueue_step_on_commit(step_id: int) -> None:
-    step = BisectStep.objects.select_related("job").get(pk=step_id)
-    repeats, timeout = step.job.repeats, step.job.step_timeout
-    transaction.on_commit(lambda: enqueue_step(step_id=step_id, repeats=repeats, step_timeout=timeout))
-
-
 def _describe(job: BisectJob) -> str:
     path = f" limited to {job.path}" if job.path else ""
     return f"{job.good} (good) .. {job.bad} (bad) in {job.repo}{path}"
@@ -182,7 +165,7 @@ def create_job(
         summary=f"{why}Bisect #{job.pk} queued: {_describe(job)}",
         data={"bisect": job.pk, "good": good, "bad": bad, "repo": job.repo, "path": job.path},
     )
-    _enqueue_step_on_commit(step.pk)
+    dispatch.run_step(step_id=step.pk, time_limit=job.step_time_limit)
     return job
 
 
@@ -230,7 +213,7 @@ def retry_step(*, user: User, job: BisectJob, step: BisectStep) -> BisectStep:
         + (f" at {last.commit[:12]}" if last.commit else ""),
         data={"bisect": locked.pk, "step": new.pk, "retry_of": last.pk},
     )
-    _enqueue_step_on_commit(new.pk)
+    dispatch.run_step(step_id=new.pk, time_limit=locked.step_time_limit)
     return new
 
 
@@ -480,10 +463,10 @@ def _apply_step(
         job.revisions_left = after.revisions_left
         job.steps_left = after.steps_left
         nxt = BisectStep.objects.create(job=job, index=step.index + 1, attempt=0)
-        _enqueue_step_on_commit(nxt.pk)
+        dispatch.run_step(step_id=nxt.pk, time_limit=job.step_time_limit)
     elif isinstance(action, Retry):
         nxt = BisectStep.objects.create(job=job, index=step.index + 1, attempt=action.attempt)
-        _enqueue_step_on_commit(nxt.pk)
+        dispatch.run_step(step_id=nxt.pk, time_limit=job.step_time_limit)
     else:
         _fail(job=job, message=action.reason if isinstance(action, Stop) else step.reason, now=now)
     job.save()
@@ -553,21 +536,19 @@ def fail_step(*, step_id: int, token: uuid.UUID, message: str) -> None:
 
 def reconcile_steps() -> int:
     """Re-queue steps (and watch checks) whose message was lost or whose worker died."""
-    from bisects.tasks import check_watch
-
     stale = _stale_before()
     orphaned = BisectStep.objects.filter(job__status__in=ACTIVE_JOB_STATUSES).filter(
         Q(status=StepStatus.QUEUED, queued_at__lt=stale) | Q(status=StepStatus.RUNNING, heartbeat_at__lt=stale)
     )
     count = 0
-    for step_id, repeats, timeout in orphaned.values_list("pk", "job__repeats", "job__step_timeout"):
-        enqueue_step(step_id=step_id, repeats=repeats, step_timeout=timeout)
+    for step in orphaned.select_related("job"):
+        dispatch.run_step(step_id=step.pk, time_limit=step.job.step_time_limit)
         count += 1
     firings = ScheduleFiring.objects.filter(
         Q(status=FiringStatus.QUEUED, created_at__lt=stale) | Q(status=FiringStatus.RUNNING, heartbeat_at__lt=stale)
     )
     for firing_id in firings.values_list("pk", flat=True):
-        check_watch.delay(firing_id)
+        dispatch.check_watch(firing_id=firing_id)
         count += 1
     if count:
         logger.info("re-queued %d orphaned bisect step(s)/watch check(s)", count)
@@ -650,8 +631,6 @@ def _spec_values(schedule: Schedule) -> dict[str, Any]:
 
 def tick_schedules(*, now: dt.datetime | None = None) -> int:
     """Fire every schedule due now, once per period (beat runs this); returns how many fired."""
-    from bisects.tasks import check_watch
-
     now = now or timezone.now()
     fired = 0
     for schedule in Schedule.objects.filter(enabled=True).select_related("incident"):
@@ -664,7 +643,7 @@ def tick_schedules(*, now: dt.datetime | None = None) -> int:
                 continue
             fired += 1
             if schedule.kind == ScheduleKind.WATCH:
-                transaction.on_commit(functools.partial(check_watch.delay, firing.pk))
+                dispatch.check_watch(firing_id=firing.pk)
                 continue
             job = create_job(
                 incident=schedule.incident,
@@ -734,10 +713,26 @@ def _test_commit(spec: BisectSpec, worktree: Path, commit: str) -> tuple[str, st
 
 
 def check_watch(*, firing_id: int) -> None:
-    """Test a watch's newest tag (or branch head); start one bisect when it turned bad after good."""
+    """Test a watch's newest tag (or branch head); start one bisect when it turned bad after good.
+
+    A no-op when the firing is done or held by a live worker; an unexpected exception (a bug) fails the firing.
+    """
     token = claim_firing(firing_id=firing_id)
     if token is None:
         return
+    try:
+        _check_claimed_watch(firing_id=firing_id, token=token)
+    except Exception as exc:
+        logger.exception("watch check %s crashed", firing_id)
+        _end_firing(
+            firing_id=firing_id,
+            token=token,
+            status=FiringStatus.FAILED,
+            detail=f"internal error: {type(exc).__name__}: {exc}",
+        )
+
+
+def _check_claimed_watch(*, firing_id: int, token: uuid.UUID) -> None:
     firing = ScheduleFiring.objects.select_related("schedule").get(pk=firing_id)
     schedule = firing.schedule
 
@@ -804,7 +799,7 @@ def check_watch(*, firing_id: int) -> None:
         held.save()
 
 
-def _end_firing(*, firing_id: int, token: uuid.UUID, status: str, ref: str, commit: str, detail: str) -> None:
+def _end_firing(*, firing_id: int, token: uuid.UUID, status: str, detail: str, ref: str = "", commit: str = "") -> None:
     ScheduleFiring.objects.filter(pk=firing_id, claim_token=token).update(
         status=status, ref=ref, commit=commit, detail=detail[:5000], finished_at=timezone.now(), claim_token=None
     )

@@ -162,7 +162,7 @@ def _retune(
 
 def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime | None) -> Evidence:
     """Say when a snapshot was taken; the findings across evidence are recomputed with it."""
-    from analysis.services import enqueue_correlation_on_commit
+    from analysis.services import queue_correlation
 
     with transaction.atomic():
         evidence.captured_at = captured_at
@@ -175,5 +175,5 @@ def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime 
             summary=f"{evidence.filename}: taken at {said}",
             data={"evidence": evidence.pk, "captured_at": captured_at.isoformat() if captured_at else None},
         )
-        enqueue_correlation_on_commit(evidence.incident_id)
+        queue_correlation(incident_id=evidence.incident_id)
     return evidence

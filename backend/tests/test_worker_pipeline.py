@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from analysis import dispatch
 from analysis.models import AnalysisRun, Finding
 from config.celery import app
 from incidents.models import TimelineEvent
@@ -91,8 +92,8 @@ def test_it_analyses_a_real_capture_in_a_worker_and_stores_findings_once(
 
     # Delivered again (a redelivery after a lost ack): a no-op, nothing doubles.
     before = Finding.objects.filter(evidence_id=evidence["id"]).count()
-    app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
-    app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
+    app.send_task(dispatch.ANALYZE_EVIDENCE, args=[run.pk])
+    app.send_task(dispatch.ANALYZE_EVIDENCE, args=[run.pk])
     wait_for(
         lambda: "analyze_evidence" in worker.logs() and worker.logs().count("succeeded") >= 3,
         timeout=30,
