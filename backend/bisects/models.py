@@ -99,6 +99,10 @@ class BisectSpecFields(models.Model):
         }
 
 
+# The fields a job or schedule is created with, in the order they are declared (and shown in the API).
+SPEC_FIELDS = tuple(field.name for field in BisectSpecFields._meta.fields)
+
+
 class BisectJob(BisectSpecFields):
     """One bisect between a good and a bad ref. The UI reads this row, never Celery's results."""
 

@@ -10,8 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import current_user
-from bisects import selectors, services
+from bisects import selectors
 from bisects.kernel import upstream_tag
+from bisects.models import SPEC_FIELDS
 from bisects.serializers import (
     BisectCreateSerializer,
     BisectDetailSerializer,
@@ -21,7 +22,7 @@ from bisects.serializers import (
     ScheduleInputSerializer,
     ScheduleSerializer,
 )
-from bisects.services import SPEC_FIELDS
+from bisects.services import jobs, schedules
 from incidents.selectors import get_incident
 
 
@@ -37,7 +38,7 @@ class BisectListView(APIView):
         form = BisectCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        job = services.create_job(
+        job = jobs.create_job(
             incident=incident,
             user=current_user(request),
             good=data["good"],
@@ -63,7 +64,7 @@ class BisectCancelView(APIView):
     def post(self, request: Request, incident_id: int, bisect_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         job = selectors.get_bisect(incident=incident, bisect_id=bisect_id)
-        services.cancel_job(user=current_user(request), job=job)
+        jobs.cancel_job(user=current_user(request), job=job)
         return Response(BisectDetailSerializer(selectors.get_bisect(incident=incident, bisect_id=bisect_id)).data)
 
 
@@ -79,7 +80,7 @@ class BisectStepRetryView(APIView):
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         job = selectors.get_bisect(incident=incident, bisect_id=bisect_id)
         step = selectors.get_step(job=job, step_id=step_id)
-        new = services.retry_step(user=current_user(request), job=job, step=step)
+        new = jobs.retry_step(user=current_user(request), job=job, step=step)
         return Response(BisectStepSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
@@ -94,7 +95,7 @@ class ScheduleListView(APIView):
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         form = ScheduleInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        schedule = services.create_schedule(user=current_user(request), incident=incident, values=form.validated_data)
+        schedule = schedules.create_schedule(user=current_user(request), incident=incident, values=form.validated_data)
         return Response(ScheduleSerializer(schedule).data, status=status.HTTP_201_CREATED)
 
 
@@ -110,14 +111,14 @@ class ScheduleDetailView(APIView):
         schedule = selectors.get_schedule(incident=incident, schedule_id=schedule_id)
         form = ScheduleInputSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
-        schedule = services.update_schedule(user=current_user(request), schedule=schedule, changes=form.validated_data)
+        schedule = schedules.update_schedule(user=current_user(request), schedule=schedule, changes=form.validated_data)
         return Response(ScheduleSerializer(schedule).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, incident_id: int, schedule_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         schedule = selectors.get_schedule(incident=incident, schedule_id=schedule_id)
-        services.delete_schedule(user=current_user(request), schedule=schedule)
+        schedules.delete_schedule(user=current_user(request), schedule=schedule)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
