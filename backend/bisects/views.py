@@ -34,7 +34,7 @@ class BisectListView(APIView):
 
     @extend_schema(request=BisectCreateSerializer, responses={201: BisectDetailSerializer})
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         form = BisectCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -77,7 +77,7 @@ class BisectStepRetryView(APIView):
         },
     )
     def post(self, request: Request, incident_id: int, bisect_id: int, step_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         job = selectors.get_bisect(incident=incident, bisect_id=bisect_id)
         step = selectors.get_step(job=job, step_id=step_id)
         new = jobs.retry_step(user=current_user(request), job=job, step=step)
@@ -92,7 +92,7 @@ class ScheduleListView(APIView):
 
     @extend_schema(request=ScheduleInputSerializer, responses={201: ScheduleSerializer})
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         form = ScheduleInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         schedule = schedules.create_schedule(user=current_user(request), incident=incident, values=form.validated_data)
@@ -107,7 +107,7 @@ class ScheduleDetailView(APIView):
 
     @extend_schema(request=ScheduleInputSerializer(partial=True), responses={200: ScheduleSerializer})
     def patch(self, request: Request, incident_id: int, schedule_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         schedule = selectors.get_schedule(incident=incident, schedule_id=schedule_id)
         form = ScheduleInputSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)

@@ -1,7 +1,8 @@
 """Bisect jobs as people (and schedules) start, cancel and retry them: validated, on the timeline, queued.
 
 A job is queued with its first step row; the step is sent to a bisect worker when the transaction commits
-(``bisects.dispatch``).
+(``bisects.dispatch``). Who may start or retry one is decided before these are called, in one place:
+``bisects.selectors.incident_to_run_bisects``.
 """
 
 from __future__ import annotations
