@@ -1,9 +1,7 @@
-"""The one place the bisects app sends its Celery tasks: by stable name, once the transaction commits.
+"""Where the bisects app sends its Celery tasks, and the only place: by stable name, after commit.
 
-Services call these functions instead of importing ``bisects.tasks`` (which imports the services back): the
-broker, beat and this module know a task by its name alone, so moving or renaming a module never strands a
-queued message. Which queue each task goes on is decided in ``config/queues.py``. Outside a transaction (a
-reconciler, a worker starting) ``on_commit`` sends at once.
+Like ``analysis.dispatch``: services never import ``bisects.tasks`` (which imports them), and a queued message
+names a task, not a module. ``config/queues.py`` puts steps and watch checks on the bisect queue.
 """
 
 from __future__ import annotations

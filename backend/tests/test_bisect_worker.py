@@ -63,10 +63,11 @@ class Workers:
         self.tmp_path = tmp_path
         self.started: list[WorkerProcess] = []
 
-    def start(self) -> WorkerProcess:
+    def start(self, kind: str = "bisect") -> WorkerProcess:
         n = len(self.started)
         cache = self.tmp_path / f"bisect-cache-{n}"
         worker = WorkerProcess(
+            kind=kind,
             evidence_dir=self.evidence_dir,
             log_dir=self.tmp_path,
             extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(cache)},
@@ -155,6 +156,7 @@ def test_it_resumes_from_the_stored_log_after_its_worker_is_killed_mid_step(
     owner: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     slow = testrepo.REPRODUCER.replace("#!/bin/sh\n", "#!/bin/sh\nsleep 0.4\n", 1)
+    workers.start("analysis")  # serves the housekeeping queue the reconciler runs on, as in production
     first = workers.start()
     job_id = start_job(owner, incident, planted, script(tmp_path, "slow.sh", slow))
 

@@ -28,7 +28,7 @@ TERMINAL = ("done", "failed")
 @pytest.fixture
 def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
     app.control.purge()
-    process = WorkerProcess(evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
     yield process
     process.stop()
 
@@ -125,7 +125,7 @@ def test_it_finishes_a_run_exactly_once_after_its_worker_is_killed(
 
     # The run's heartbeat goes stale; a new worker's start-up reconcile claims it again.
     time.sleep(3.5)
-    second = WorkerProcess(evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    second = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
     try:
         run = wait_for(lambda: finished(evidence["id"]), timeout=120, what="the re-run to finish", worker=second)
     finally:
@@ -141,7 +141,10 @@ def test_it_finishes_a_run_exactly_once_after_its_worker_is_killed(
 def small_limit_worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
     app.control.purge()
     process = WorkerProcess(
-        evidence_dir=evidence_dir, log_dir=tmp_path, extra_env={"WHODUNNET_MAX_UPLOAD_BYTES": str(4 * 1024 * 1024)}
+        kind="analysis",
+        evidence_dir=evidence_dir,
+        log_dir=tmp_path,
+        extra_env={"WHODUNNET_MAX_UPLOAD_BYTES": str(4 * 1024 * 1024)},
     ).start()
     yield process
     process.stop()
