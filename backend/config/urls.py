@@ -8,6 +8,7 @@ from django.urls import path, re_path
 from accounts import views as accounts
 from analysis import views as analysis
 from bisects import views as bisects
+from checklist import views as checklist
 from evidence import views as evidence
 from incidents import views as incidents
 
@@ -32,8 +33,8 @@ urlpatterns = [
     path("api/teams/", accounts.teams),
     path("api/incidents/", incidents.IncidentListView.as_view()),
     path(incident, incidents.IncidentDetailView.as_view()),
-    path(incident + "checklist/", incidents.ChecklistView.as_view()),
-    path(incident + "checklist/<str:layer>/", incidents.ChecklistStepView.as_view()),
+    path(incident + "checklist/", checklist.ChecklistView.as_view()),
+    path(incident + "checklist/<str:layer>/", checklist.ChecklistStepView.as_view()),
     path(incident + "timeline/", incidents.TimelineView.as_view()),
     path(incident + "notes/", incidents.NoteView.as_view()),
     path(incident + "findings/", incidents.FindingListView.as_view()),
