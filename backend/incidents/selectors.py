@@ -6,14 +6,9 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
-from accounts.models import Team
 from incidents.models import Incident, TimelineEvent
 
 TIMELINE_PAGE = 500
-
-
-def teams_for(*, user: User | AnonymousUser) -> QuerySet[Team]:
-    return Team.objects.filter(memberships__user_id=user.pk or 0).order_by("name")
 
 
 def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> QuerySet[Incident]:

@@ -1,4 +1,4 @@
-"""Incident, timeline and findings endpoints (the checklist's: checklist/views.py). Rules live in services/selectors."""
+"""Incident and timeline endpoints (the checklist's: checklist/views.py). Rules live in services/selectors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.selectors import current_user
-from analysis.serializers import FindingSerializer
+from accounts.selectors import current_user, teams_for
 from incidents import selectors, services
 from incidents.models import Status
 from incidents.serializers import (
@@ -39,7 +38,7 @@ class IncidentListView(APIView):
         form = IncidentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        team = selectors.teams_for(user=current_user(request)).filter(pk=data["team"]).first()
+        team = teams_for(user=current_user(request)).filter(pk=data["team"]).first()
         if team is None:
             return Response({"team": ["Not one of your teams."]}, status=400)
         incident = services.open_incident(
@@ -95,10 +94,3 @@ class NoteView(APIView):
         form.is_valid(raise_exception=True)
         event = services.add_note(user=current_user(request), incident=incident, text=form.validated_data["text"])
         return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
-
-
-class FindingListView(APIView):
-    @extend_schema(responses={200: FindingSerializer(many=True)})
-    def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(FindingSerializer(incident.findings.order_by("id"), many=True).data)
