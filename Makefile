@@ -32,9 +32,13 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 dev: install
 	$(PY) scripts/dev.py
 
+# lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
+# apps import only the layers below them, no import cycles inside an app.
 lint: install
 	$(VENV)/bin/ruff check backend workers scripts bench
 	$(VENV)/bin/ruff format --check backend workers scripts bench
+	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-logo --no-cache
+	cd frontend && $(NPM) run --silent check:api || { echo "frontend/src/api/schema.d.ts is stale against backend/openapi.yml: run 'make schema' and commit both"; exit 1; }
 	cd frontend && $(NPM) run --silent lint
 
 typecheck: install

@@ -99,6 +99,10 @@ class BisectSpecFields(models.Model):
         }
 
 
+# The fields a job or schedule is created with, in the order they are declared (and shown in the API).
+SPEC_FIELDS = tuple(field.name for field in BisectSpecFields._meta.fields)
+
+
 class BisectJob(BisectSpecFields):
     """One bisect between a good and a bad ref. The UI reads this row, never Celery's results."""
 
@@ -154,6 +158,11 @@ class BisectJob(BisectSpecFields):
 
     def spec(self) -> dict[str, Any]:
         return self.spec_json(good=self.good, bad=self.bad)
+
+    @property
+    def step_time_limit(self) -> int:
+        """Celery's hard limit for one step task (s): every run at its timeout, plus room for git (a first clone)."""
+        return max(int(settings.CELERY_TASK_TIME_LIMIT), int(self.repeats * (self.step_timeout + 30)) + 3600)
 
 
 def steps_for(revisions: int) -> int:

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
 from bisects.models import BisectJob, BisectStep, Schedule
 from incidents.models import Incident
+from incidents.selectors import get_incident
+
+
+def incident_to_run_bisects(*, user: User, incident_id: int) -> Incident:
+    """The incident, if the user may have a worker run a reproducer for it (start, retry, schedule one).
+
+    Today that is anyone in the incident's team (``get_incident``: outsiders get 404). This is the one place
+    that decides it: every view that makes a worker run a command asks here.
+    """
+    return get_incident(user=user, incident_id=incident_id)
 
 
 def bisects_of(*, incident: Incident) -> QuerySet[BisectJob]:

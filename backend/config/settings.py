@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config import queues
 from config.env import env_bool, env_float, env_int, env_list, env_required, env_size, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -126,6 +127,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("WHODUNNET_TASK_TIME_LIMIT", 6 * 3600, minimum=10)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Which queue each task goes on and which worker serves it: config/queues.py.
+CELERY_TASK_QUEUES = queues.QUEUES
+CELERY_TASK_DEFAULT_QUEUE = queues.DEFAULT_QUEUE
+CELERY_TASK_ROUTES = queues.ROUTES
 CELERY_TIMEZONE = "UTC"
 # A run whose heartbeat is older than this is taken to be orphaned (its worker died)
 # and may be claimed again; the reconciler re-queues such runs.

@@ -1,4 +1,7 @@
-"""Writes for evidence: receiving an upload and queueing its analysis."""
+"""Writes for evidence: receiving an upload, and what a person changes about how a file is read.
+
+Each write says what happened through ``evidence.signals`` (the analysis app, a layer above, queues the run).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from analysis.services import queue_run
+from evidence import signals
 from evidence.models import Evidence
 from evidence.storage import Readable, stream_to_storage
 from incidents.models import EventKind, Incident
@@ -82,7 +85,7 @@ def receive_upload(
                 summary=f"Uploaded {evidence.filename} ({stored.size:,} bytes, {detected})",
                 data={"evidence": evidence.pk, "sha256": stored.sha256, "kind": detected},
             )
-            queue_run(evidence=evidence)
+            signals.send(signals.needs_reading, evidence=evidence)
     except BaseException:
         stored.path.unlink(missing_ok=True)
         raise
@@ -102,9 +105,9 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
 
 
 def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str, Any]) -> None:
-    """Say on the timeline what a person changed, and queue a run that reads the file with it.
+    """Say on the timeline what a person changed, and have the file read again with it.
 
-    The run reads the file as ``evidence.kind`` when a person chose it over the detected kind.
+    The file is read as ``evidence.kind`` when a person chose it over the detected kind.
     Call inside the transaction that made the change.
     """
     record_event(
@@ -114,7 +117,7 @@ def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str,
         summary=f"{evidence.filename}: {said}; analysing it again",
         data={"evidence": evidence.pk, **data},
     )
-    queue_run(evidence=evidence, forced_kind=evidence.kind if evidence.kind != evidence.detected_kind else "")
+    signals.send(signals.needs_reading, evidence=evidence)
 
 
 def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
@@ -162,8 +165,6 @@ def _retune(
 
 def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime | None) -> Evidence:
     """Say when a snapshot was taken; the findings across evidence are recomputed with it."""
-    from analysis.services import enqueue_correlation_on_commit
-
     with transaction.atomic():
         evidence.captured_at = captured_at
         evidence.save(update_fields=["captured_at"])
@@ -175,5 +176,5 @@ def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime 
             summary=f"{evidence.filename}: taken at {said}",
             data={"evidence": evidence.pk, "captured_at": captured_at.isoformat() if captured_at else None},
         )
-        enqueue_correlation_on_commit(evidence.incident_id)
+        signals.send(signals.captured_at_changed, evidence=evidence)
     return evidence

@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from bisects import services
 from bisects.kernel import upstream_tag
 from bisects.models import BisectJob, BisectStep, JobStatus, Schedule, ScheduleKind, StepStatus
+from bisects.services import jobs, schedules, steps
 from incidents.models import TimelineEvent
 from tests.conftest import client_for
 
@@ -41,7 +41,7 @@ WATCH = {
 @pytest.fixture
 def job(incident: Any, owner: User) -> BisectJob:
     fields = {k: v for k, v in JOB.items() if k not in ("good", "bad")}
-    return services.create_job(incident=incident, user=owner, good="v6.5.13", bad="v6.6.10", fields=fields)
+    return jobs.create_job(incident=incident, user=owner, good="v6.5.13", bad="v6.6.10", fields=fields)
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def failed_job(incident: Any, owner: User) -> BisectJob:
 
 @pytest.fixture
 def schedule(incident: Any, owner: User) -> Schedule:
-    return services.create_schedule(user=owner, incident=incident, values=dict(WATCH))
+    return schedules.create_schedule(user=owner, incident=incident, values=dict(WATCH))
 
 
 def endpoints(incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule) -> list[tuple[str, str, Any]]:
@@ -188,7 +188,7 @@ def test_it_cancels_a_job_once_and_says_so_on_the_timeline(owner: User, incident
     assert client.post(url).status_code == 409
     assert TimelineEvent.objects.filter(incident=incident, kind="bisect_cancelled").count() == 1
     # A cancelled job's step is no longer claimable by a worker.
-    assert services.claim_step(step_id=job.steps.get().pk) is None
+    assert steps.claim_step(step_id=job.steps.get().pk) is None
 
 
 @pytest.mark.django_db
@@ -224,7 +224,7 @@ def test_it_refuses_a_schedule_that_could_never_fire(
 
 @pytest.mark.django_db
 def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(owner: User, incident: Any) -> None:
-    services.create_schedule(
+    schedules.create_schedule(
         user=owner,
         incident=incident,
         values={
@@ -238,10 +238,10 @@ def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(own
         },
     )
     night = dt.datetime(2026, 3, 1, 23, 0, tzinfo=dt.UTC)
-    assert services.tick_schedules(now=night) == 1
-    assert services.tick_schedules(now=night + dt.timedelta(hours=3)) == 0  # same window, after midnight
-    assert services.tick_schedules(now=night + dt.timedelta(hours=12)) == 0  # outside the window
-    assert services.tick_schedules(now=night + dt.timedelta(days=1)) == 1  # the next night
+    assert schedules.tick_schedules(now=night) == 1
+    assert schedules.tick_schedules(now=night + dt.timedelta(hours=3)) == 0  # same window, after midnight
+    assert schedules.tick_schedules(now=night + dt.timedelta(hours=12)) == 0  # outside the window
+    assert schedules.tick_schedules(now=night + dt.timedelta(days=1)) == 1  # the next night
     jobs = BisectJob.objects.filter(incident=incident)
     assert jobs.count() == 2
     assert {(j.good, j.bad, j.started_by) for j in jobs} == {("v6.5", "v6.6", None)}
@@ -250,14 +250,14 @@ def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(own
 @pytest.mark.django_db
 def test_it_starts_a_once_schedule_at_its_time_only(owner: User, incident: Any) -> None:
     at = timezone.now() + dt.timedelta(hours=1)
-    services.create_schedule(
+    schedules.create_schedule(
         user=owner,
         incident=incident,
         values={**WATCH, "kind": "once", "tag_pattern": "", "good": "v1", "bad": "v2", "start_at": at},
     )
-    assert services.tick_schedules(now=at - dt.timedelta(minutes=1)) == 0
-    assert services.tick_schedules(now=at) == 1
-    assert services.tick_schedules(now=at + dt.timedelta(days=3)) == 0
+    assert schedules.tick_schedules(now=at - dt.timedelta(minutes=1)) == 0
+    assert schedules.tick_schedules(now=at) == 1
+    assert schedules.tick_schedules(now=at + dt.timedelta(days=3)) == 0
     assert BisectJob.objects.count() == 1
 
 

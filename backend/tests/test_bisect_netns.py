@@ -23,6 +23,7 @@ from django.contrib.auth.models import User
 from bisects.models import BisectJob
 from config.celery import app
 from tests.conftest import client_for
+from tests.gitrepo import git
 from tests.worker import WorkerProcess, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -119,22 +120,10 @@ def _netns_unavailable() -> str | None:
     return None if probe.returncode == 0 else f"ip netns add failed: {probe.stderr.strip()}"
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Dev",
-        "GIT_AUTHOR_EMAIL": "dev@example.org",
-        "GIT_COMMITTER_NAME": "Dev",
-        "GIT_COMMITTER_EMAIL": "dev@example.org",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
-
-
 def build_repo(path: Path) -> str:
     """A small history of the transfer program; commit PLANTED shrinks its receive buffer. Returns its id."""
     path.mkdir(parents=True)
-    _git(path, "init", "--quiet", "--initial-branch=main")
+    git(path, "init", "--quiet", "--initial-branch=main")
     source = XFER_C
     planted = ""
     for i in range(COMMITS):
@@ -142,13 +131,13 @@ def build_repo(path: Path) -> str:
         (path / "xfer.c").write_text(source.replace(f"#define RCVBUF {GOOD_BUFFER}", f"#define RCVBUF {buffer}"))
         (path / "CHANGES").write_text(f"change {i}\n")
         message = "xfer: use a 4 KiB receive buffer" if i == PLANTED else f"xfer: change {i}"
-        _git(path, "add", "-A")
-        _git(path, "commit", "--quiet", "-m", message)
+        git(path, "add", "-A")
+        git(path, "commit", "--quiet", "-m", message)
         if i == 0:
-            _git(path, "tag", "good")
+            git(path, "tag", "good")
         if i == PLANTED:
-            planted = _git(path, "rev-parse", "HEAD").strip()
-    _git(path, "tag", "bad")
+            planted = git(path, "rev-parse", "HEAD").strip()
+    git(path, "tag", "bad")
     return planted
 
 
@@ -159,6 +148,7 @@ def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
         pytest.skip(reason)
     app.control.purge()
     process = WorkerProcess(
+        kind="bisect",
         evidence_dir=evidence_dir,
         log_dir=tmp_path,
         extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(tmp_path / "cache")},

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from bisects import services
 from bisects.models import BisectJob, BisectStep, ScheduleFiring, WatchState
+from bisects.services import schedules
 from config.celery import app
 from incidents.models import TimelineEvent
 from tests.conftest import client_for
@@ -63,10 +63,11 @@ class Workers:
         self.tmp_path = tmp_path
         self.started: list[WorkerProcess] = []
 
-    def start(self) -> WorkerProcess:
+    def start(self, kind: str = "bisect") -> WorkerProcess:
         n = len(self.started)
         cache = self.tmp_path / f"bisect-cache-{n}"
         worker = WorkerProcess(
+            kind=kind,
             evidence_dir=self.evidence_dir,
             log_dir=self.tmp_path,
             extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(cache)},
@@ -155,6 +156,7 @@ def test_it_resumes_from_the_stored_log_after_its_worker_is_killed_mid_step(
     owner: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     slow = testrepo.REPRODUCER.replace("#!/bin/sh\n", "#!/bin/sh\nsleep 0.4\n", 1)
+    workers.start("analysis")  # serves the housekeeping queue the reconciler runs on, as in production
     first = workers.start()
     job_id = start_job(owner, incident, planted, script(tmp_path, "slow.sh", slow))
 
@@ -207,7 +209,7 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
     bad_commit = git(planted.path, "rev-parse", "v2.0")
     good_commit = git(planted.path, "rev-parse", "v1.0")
     git(planted.path, "tag", "-d", "v2.0")  # the regressing release is not out yet
-    schedule = services.create_schedule(
+    schedule = schedules.create_schedule(
         user=owner,
         incident=incident,
         values={
@@ -226,18 +228,18 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
     def firings_done(count: int) -> bool:
         return ScheduleFiring.objects.filter(schedule=schedule, status="done").count() >= count
 
-    assert services.tick_schedules(now=t0) == 1
+    assert schedules.tick_schedules(now=t0) == 1
     wait_for(lambda: firings_done(1), timeout=60, what="the first watch check", worker=worker)
     schedule.refresh_from_db()
     assert (schedule.state, schedule.last_good_ref, schedule.last_good_commit) == ("good", "v1.0", good_commit)
 
     git(planted.path, "tag", "v2.0", bad_commit)  # the new release regresses
     later = t0 + dt.timedelta(hours=1)
-    fired = [services.tick_schedules(now=later), services.tick_schedules(now=later + dt.timedelta(minutes=1))]
+    fired = [schedules.tick_schedules(now=later), schedules.tick_schedules(now=later + dt.timedelta(minutes=1))]
     assert fired == [1, 0]
     wait_for(lambda: firings_done(2), timeout=60, what="the second watch check", worker=worker)
     # A later period tests the same (still bad) release: no second bisect.
-    assert services.tick_schedules(now=t0 + dt.timedelta(hours=2)) == 1
+    assert schedules.tick_schedules(now=t0 + dt.timedelta(hours=2)) == 1
     wait_for(lambda: firings_done(3), timeout=60, what="the third watch check", worker=worker)
 
     jobs = list(BisectJob.objects.filter(incident=incident))
