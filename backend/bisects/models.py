@@ -74,6 +74,10 @@ class BisectSpecFields(models.Model):
     )
     on_error = models.CharField(max_length=4, choices=ErrorPolicy.choices, default=ErrorPolicy.STOP)
     runner = models.CharField(max_length=10, choices=RunnerKind.choices, default=RunnerKind.LOCAL)
+    # The reproducer's environment is exactly this (plus PATH, HOME, LANG, TMPDIR and WHODUNNET_*):
+    # nothing of the worker's ever reaches it.
+    env = models.JSONField(default=dict, blank=True)
+    network = models.BooleanField(default=False)
 
     class Meta:
         abstract = True
@@ -96,6 +100,8 @@ class BisectSpecFields(models.Model):
             "min_agreement": self.min_agreement,
             "on_inconclusive": self.on_inconclusive,
             "on_error": self.on_error,
+            "env": dict(self.env or {}),
+            "network": self.network,
         }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import logging
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ from django.utils import timezone
 
 from whodunnet.bisect.repo import RepoCache
 from whodunnet.bisect.runner import LocalRunner, RunOutcome
+from whodunnet.bisect.sandbox import Sandbox, SandboxError
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +44,7 @@ def scratch_dir() -> Iterator[Path]:
     parent = worktree_path("scratch")
     parent.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix="scratch-", dir=parent))
+    path.chmod(0o711)  # the sandbox user must reach the run's own folder inside it, and list nothing
     try:
         yield path
     finally:
@@ -49,8 +52,29 @@ def scratch_dir() -> Iterator[Path]:
 
 
 def runner(*, cancel: threading.Event | None = None) -> LocalRunner:
-    """The runner every reproducer on this worker runs under; ``cancel`` stops a run early."""
-    return LocalRunner(cancel=cancel)
+    """The runner every reproducer on this worker runs under; ``cancel`` stops a run early.
+
+    Sandboxed (``whodunnet.bisect.sandbox``) unless the operator set ``WHODUNNET_BISECT_SANDBOX=off``;
+    raises ``SandboxError`` (the step fails with its message) when the sandbox cannot start here.
+    """
+    if not settings.BISECT_SANDBOX:
+        return LocalRunner(cancel=cancel)
+    return LocalRunner(cancel=cancel, sandbox=sandbox())
+
+
+@functools.cache
+def sandbox() -> Sandbox:
+    """This worker's sandbox, checked once: a sandboxed ``true`` must run."""
+    box = Sandbox.for_worker(
+        bwrap=settings.BISECT_BWRAP or None,
+        user=settings.BISECT_SANDBOX_USER,
+        read_only=settings.BISECT_SANDBOX_READ_ONLY,
+        devices=settings.BISECT_SANDBOX_DEVICES,
+    )
+    problem = box.check()
+    if problem:
+        raise SandboxError(f"the bisect sandbox cannot start on this worker: {problem}")
+    return box
 
 
 def stale_before() -> dt.datetime:

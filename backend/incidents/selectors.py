@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.http import Http404
 
+from accounts.models import Membership
 from incidents.models import Incident, TimelineEvent
 
 TIMELINE_PAGE = 500
@@ -16,7 +17,12 @@ def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> Q
     incidents = (
         Incident.objects.filter(team__memberships__user_id=user.pk or 0)
         .select_related("team", "created_by")
-        .annotate(evidence_count=Count("evidence", distinct=True))
+        .annotate(
+            evidence_count=Count("evidence", distinct=True),
+            viewer_role=Subquery(
+                Membership.objects.filter(team_id=OuterRef("team_id"), user_id=user.pk or 0).values("role")[:1]
+            ),
+        )
     )
     if status:
         incidents = incidents.filter(status=status)

@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.models import Membership
 from accounts.serializers import TeamSerializer
 from incidents.models import EventKind, Incident, Severity, Status, TimelineEvent
 
@@ -19,6 +20,11 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
     created_at = serializers.DateTimeField(read_only=True, help_text="When it was opened here.")
     created_by = serializers.CharField(source="created_by.username", read_only=True, help_text="Who opened it.")
     evidence_count = serializers.IntegerField(read_only=True, help_text="Files uploaded.")
+    viewer_role = serializers.ChoiceField(
+        choices=Membership.Role.choices,
+        read_only=True,
+        help_text="Your role in the owning team: owners may also start, schedule and retry bisects.",
+    )
 
     class Meta:
         model = Incident
@@ -33,6 +39,7 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
             "created_at",
             "created_by",
             "evidence_count",
+            "viewer_role",
         ]
 
 

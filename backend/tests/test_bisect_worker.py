@@ -48,24 +48,18 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return testrepo.build_planted_repo(tmp_path_factory.mktemp("planted") / "repo")
 
 
-def script(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    path.chmod(0o755)
-    return str(path)
-
-
 class Workers:
     """Starts worker processes, each with its own clone cache (as on separate hosts)."""
 
-    def __init__(self, evidence_dir: Path, tmp_path: Path) -> None:
+    def __init__(self, evidence_dir: Path, tmp_path: Path, cache_root: Path) -> None:
         self.evidence_dir = evidence_dir
         self.tmp_path = tmp_path
+        self.cache_root = cache_root
         self.started: list[WorkerProcess] = []
 
     def start(self, kind: str = "bisect") -> WorkerProcess:
         n = len(self.started)
-        cache = self.tmp_path / f"bisect-cache-{n}"
+        cache = self.cache_root / f"bisect-cache-{n}"
         worker = WorkerProcess(
             kind=kind,
             evidence_dir=self.evidence_dir,
@@ -81,9 +75,9 @@ class Workers:
 
 
 @pytest.fixture
-def workers(evidence_dir: Path, tmp_path: Path) -> Iterator[Workers]:
+def workers(evidence_dir: Path, tmp_path: Path, bisect_cache: Path) -> Iterator[Workers]:
     app.control.purge()
-    pool = Workers(evidence_dir, tmp_path)
+    pool = Workers(evidence_dir, tmp_path, bisect_cache)
     yield pool
     pool.stop()
 
@@ -135,7 +129,7 @@ def test_it_finds_the_planted_regression_in_a_real_worker_within_log2_steps(
     owner: User, teammate: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     worker = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "repro.sh", testrepo.REPRODUCER))
+    job_id = start_job(owner, incident, planted, testrepo.REPRODUCER)
 
     job = wait_for(lambda: finished(job_id), timeout=90, what="the bisect to finish", worker=worker)
 
@@ -158,7 +152,7 @@ def test_it_resumes_from_the_stored_log_after_its_worker_is_killed_mid_step(
     slow = testrepo.REPRODUCER.replace("#!/bin/sh\n", "#!/bin/sh\nsleep 0.4\n", 1)
     workers.start("analysis")  # serves the housekeeping queue the reconciler runs on, as in production
     first = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "slow.sh", slow))
+    job_id = start_job(owner, incident, planted, slow)
 
     def running_step() -> BisectStep | None:
         return BisectStep.objects.filter(job_id=job_id, status="running", index__gte=3).exclude(commit="").first()
@@ -185,7 +179,7 @@ def test_it_finds_the_regression_with_a_flaky_reproducer_and_five_repeats(
     owner: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     worker = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "flaky.sh", testrepo.FLAKY_REPRODUCER), repeats=5)
+    job_id = start_job(owner, incident, planted, testrepo.FLAKY_REPRODUCER, repeats=5)
 
     job = wait_for(lambda: finished(job_id), timeout=120, what="the flaky bisect to finish", worker=worker)
 
@@ -218,7 +212,7 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
             "repo": str(planted.path),
             "tag_pattern": "v*",
             "interval_minutes": 60,
-            "command": script(tmp_path, "repro.sh", testrepo.REPRODUCER),
+            "command": testrepo.REPRODUCER,
             "step_timeout": 30,
         },
     )

@@ -36,7 +36,7 @@ def small_repo(path: Path) -> None:
 
 
 @pytest.fixture
-def workers(evidence_dir: Path, tmp_path: Path) -> Iterator[dict[str, WorkerProcess]]:
+def workers(evidence_dir: Path, tmp_path: Path, bisect_cache: Path) -> Iterator[dict[str, WorkerProcess]]:
     app.control.purge()
     started = {}
     for kind in ("analysis", "bisect"):
@@ -46,7 +46,7 @@ def workers(evidence_dir: Path, tmp_path: Path) -> Iterator[dict[str, WorkerProc
             kind=kind,
             evidence_dir=evidence_dir,
             log_dir=log_dir,
-            extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(tmp_path / "bisect-cache")},
+            extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(bisect_cache)},
         ).start()
     yield started
     for worker in started.values():

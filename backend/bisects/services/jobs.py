@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -44,9 +45,24 @@ def check_spec(*, fields: Mapping[str, Any], good: str, bad: str) -> BisectSpec:
 
 
 def _describe(job: BisectJob) -> str:
-    """What the timeline says a queued job will bisect."""
+    """What the timeline says a queued job will bisect, and what it will run on a worker."""
     path = f" limited to {job.path}" if job.path else ""
-    return f"{job.good} (good) .. {job.bad} (bad) in {job.repo}{path}"
+    return f"{job.good} (good) .. {job.bad} (bad) in {job.repo}{path}; runs {_command_line(job)} {_confinement(job)}"
+
+
+def _command_line(job: BisectJob) -> str:
+    lines = [line for line in job.command.strip().splitlines() if line.strip() and not line.startswith("#")]
+    first = (lines[0] if lines else job.command.strip())[:200]
+    more = f" (+{len(lines) - 1} more lines)" if len(lines) > 1 else ""
+    return f"`{first}`{more}"
+
+
+def _confinement(job: BisectJob) -> str:
+    if not settings.BISECT_SANDBOX:
+        return "outside the sandbox (turned off on the workers)"
+    network = "with the network" if job.network else "without network"
+    names = ", ".join(sorted(job.env)) if job.env else ""
+    return f"in the sandbox, {network}" + (f", with {names} set" if names else "")
 
 
 @transaction.atomic
@@ -76,7 +92,17 @@ def create_job(
         kind=EventKind.BISECT_STARTED,
         actor=user,
         summary=f"{why}Bisect #{job.pk} queued: {_describe(job)}",
-        data={"bisect": job.pk, "good": good, "bad": bad, "repo": job.repo, "path": job.path},
+        data={
+            "bisect": job.pk,
+            "good": good,
+            "bad": bad,
+            "repo": job.repo,
+            "path": job.path,
+            "command": job.command,
+            "env": sorted(job.env),
+            "network": job.network,
+            "sandboxed": settings.BISECT_SANDBOX,
+        },
     )
     dispatch.run_step(step_id=step.pk, time_limit=job.step_time_limit)
     return job

@@ -120,6 +120,7 @@ def _run_claimed(*, step_id: int, token: uuid.UUID) -> None:
 
     with workspace.heartbeat(beat):
         try:
+            runner = workspace.runner(cancel=cancel)
             session = _open_session(job, spec)
             candidate = session.next_candidate()
         except BisectError as exc:
@@ -138,7 +139,7 @@ def _run_claimed(*, step_id: int, token: uuid.UUID) -> None:
             result = run_step(
                 spec,
                 session,
-                workspace.runner(cancel=cancel),
+                runner,
                 candidate.commit,
                 attempt=step.attempt,
                 scratch_root=scratch,

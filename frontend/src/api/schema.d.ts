@@ -591,7 +591,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -661,6 +661,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A ref or commit where the reproducer passes. */
             good: string;
             /** @description A ref or commit where it fails. */
@@ -749,6 +758,12 @@ export interface components {
              *     * `local` - On the worker
              */
             readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, beyond the run's own. */
+            readonly env: {
+                [key: string]: string;
+            };
+            /** @description Whether the reproducer gets the network. */
+            readonly network: boolean;
             /** @description Who started it; null when a schedule did. */
             readonly started_by: string | null;
             /** @description Id of the schedule that started it, if one did. */
@@ -864,6 +879,12 @@ export interface components {
              *     * `local` - On the worker
              */
             readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, beyond the run's own. */
+            readonly env: {
+                [key: string]: string;
+            };
+            /** @description Whether the reproducer gets the network. */
+            readonly network: boolean;
             /** @description Who started it; null when a schedule did. */
             readonly started_by: string | null;
             /** @description Id of the schedule that started it, if one did. */
@@ -1289,6 +1310,13 @@ export interface components {
             readonly created_by: string;
             /** @description Files uploaded. */
             readonly evidence_count: number;
+            /**
+             * @description Your role in the owning team: owners may also start, schedule and retry bisects.
+             *
+             *     * `owner` - Owner
+             *     * `member` - Member
+             */
+            readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
         };
         IncidentCreateRequest: {
             /** @description Id of one of your teams. */
@@ -1468,7 +1496,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command?: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1538,6 +1566,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name?: string;
             /**
@@ -1683,7 +1720,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1753,6 +1790,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name: string;
             /**
@@ -1890,7 +1936,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1960,6 +2006,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name: string;
             /**
@@ -2172,6 +2227,12 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "not_looked_at" | "cleared" | "suspect" | "culprit";
+        /**
+         * @description * `owner` - Owner
+         *     * `member` - Member
+         * @enum {string}
+         */
+        ViewerRoleEnum: "owner" | "member";
     };
     responses: never;
     parameters: never;

@@ -126,6 +126,8 @@ export function makeBisect(overrides: Partial<Bisect> = {}): Bisect {
     on_inconclusive: 'retry_then_skip',
     on_error: 'stop',
     runner: 'local',
+    env: {},
+    network: false,
     started_by: 'alice',
     schedule: null,
     progress: { steps_done: 0, revisions_left: 64, steps_left: 6, mean_step_seconds: null, seconds_left: null },

@@ -42,6 +42,8 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
     return <ErrorMessage>Could not load the incident: {incident.error.message}</ErrorMessage>;
   }
 
+  const canRunBisects = incident.data.viewer_role === 'owner';
+
   return (
     <div className="incident">
       <IncidentHeader incident={incident.data} />
@@ -52,7 +54,8 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
             incidentId={incidentId}
             renderFindings={(findings) => <FindingList findings={findings} incidentId={incidentId} />}
             renderStepActions={(layer) =>
-              layer === 'kernel' && (
+              layer === 'kernel' &&
+              canRunBisects && (
                 <button
                   type="button"
                   className="button button--small"
@@ -68,8 +71,9 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
           <BisectsSection
             incidentId={incidentId}
             evidence={evidence.data ?? []}
-            formOpen={bisectFormOpen}
+            formOpen={bisectFormOpen && canRunBisects}
             onFormOpenChange={setBisectFormOpen}
+            canRunBisects={canRunBisects}
           />
         </div>
         <aside className="incident__side" aria-label="Incident timeline">
