@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "django_celery_beat",
+    "outbox",
     "accounts",
     "incidents",
     "evidence",
@@ -45,6 +46,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so its process_exception runs first: a database or broker outage is a JSON 503 (config/errors.py).
+    "config.errors.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -136,6 +139,8 @@ CELERY_TIMEZONE = "UTC"
 # and may be claimed again; the reconciler re-queues such runs.
 RUN_STALE_SECONDS = env_float("WHODUNNET_RUN_STALE_SECONDS", 60.0, minimum=1.0)
 RECONCILE_INTERVAL_SECONDS = env_float("WHODUNNET_RECONCILE_SECONDS", 15.0, minimum=1.0)
+# How often beat sends what the outbox still holds (tasks whose send failed while the broker was down).
+OUTBOX_RELAY_SECONDS = env_float("WHODUNNET_OUTBOX_RELAY_SECONDS", 5.0, minimum=0.5)
 
 # --- bisect jobs --------------------------------------------------------------
 # Each worker keeps bare clones of the repositories it bisects (a kernel clone is gigabytes)
@@ -171,5 +176,7 @@ LOGGING = {
 from config.beat import beat_schedule  # noqa: E402
 
 CELERY_BEAT_SCHEDULE = beat_schedule(
-    reconcile_seconds=RECONCILE_INTERVAL_SECONDS, bisect_tick_seconds=BISECT_TICK_SECONDS
+    reconcile_seconds=RECONCILE_INTERVAL_SECONDS,
+    bisect_tick_seconds=BISECT_TICK_SECONDS,
+    outbox_relay_seconds=OUTBOX_RELAY_SECONDS,
 )

@@ -14,6 +14,9 @@ from incidents import views as incidents
 
 incident = "api/incidents/<int:incident_id>/"
 
+# Anything that escapes a view or a middleware: JSON for the API, a 503 with Retry-After for an outage.
+handler500 = "config.errors.server_error"
+
 
 def spa(request: HttpRequest) -> HttpResponseBase:
     """The React app: every non-API path gets index.html; the router takes it from there."""
