@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
-
-from config import queues
 from csp.constants import NONE, SELF
 
+from config import queues
 from config.env import env_bool, env_float, env_header, env_int, env_list, env_required, env_size, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
