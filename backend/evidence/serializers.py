@@ -10,7 +10,9 @@ from analysis.models import AnalysisRun, Correlation
 from analysis.serializers import AnalysisRunSerializer
 from evidence.models import Evidence
 from whodunnet.engine import EVIDENCE_KINDS
-from whodunnet.tuning import BBR_HELP, BBR_RANGES, MAX_LINK_BPS, Tuning, check_link_limits
+from whodunnet.kinds.counters.settings import LINK_LIMITS, MAX_LINK_BPS
+from whodunnet.kinds.sockets.settings import BBR
+from whodunnet.tuning import Tuning
 
 
 def latest_run(evidence: Evidence) -> AnalysisRun | None:
@@ -19,11 +21,11 @@ def latest_run(evidence: Evidence) -> AnalysisRun | None:
 
 
 def _bbr_field(name: str) -> serializers.Field[Any, Any, Any, Any]:
-    low, high, whole = BBR_RANGES[name]
-    help_text = BBR_HELP[name][:1].upper() + BBR_HELP[name][1:] + "."
-    if whole:
-        return serializers.IntegerField(min_value=int(low), max_value=int(high), help_text=help_text)
-    return serializers.FloatField(min_value=low, max_value=high, help_text=help_text)
+    s = next(s for s in BBR.settings if s.name == name)
+    help_text = s.help[:1].upper() + s.help[1:] + "."
+    if s.whole:
+        return serializers.IntegerField(min_value=int(s.minimum), max_value=int(s.maximum), help_text=help_text)
+    return serializers.FloatField(min_value=s.minimum, max_value=s.maximum, help_text=help_text)
 
 
 class BbrSettingsSerializer(serializers.Serializer[Any]):
@@ -116,11 +118,11 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
 
     @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
     def get_link_limits_bps(self, evidence: Evidence) -> dict[str, float]:
-        return dict(Tuning.from_json(evidence.tuning).link_limits_bps)
+        return dict(Tuning.from_json(evidence.tuning).get(LINK_LIMITS))
 
     @extend_schema_field(BbrSettingsSerializer)
     def get_bbr(self, evidence: Evidence) -> dict[str, Any]:
-        return asdict(Tuning.from_json(evidence.tuning).bbr)
+        return asdict(Tuning.from_json(evidence.tuning).get(BBR))
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_summary(self, evidence: Evidence) -> Any:
@@ -155,7 +157,7 @@ class EvidenceUpdateSerializer(serializers.Serializer[Any]):
 
     def validate_link_limits_bps(self, value: dict[str, float]) -> dict[str, float]:
         try:
-            return check_link_limits(value)
+            return LINK_LIMITS.parse(value)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from exc
 

@@ -19,6 +19,7 @@ from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
+from whodunnet.kinds.sockets.settings import BBR
 from whodunnet.tuning import Tuning
 
 MAX_FILENAME = 255
@@ -119,7 +120,7 @@ def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str,
 
 def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
     """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
-    current = asdict(Tuning.from_json(evidence.tuning).bbr)
+    current = asdict(Tuning.from_json(evidence.tuning).get(BBR))
     said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()) if current.get(k) != v) or "unchanged"
     return _retune(
         user=user,

@@ -1176,14 +1176,14 @@ export interface components {
          * @description * `capture` - capture
          *     * `strace` - strace
          *     * `kernel_versions` - kernel_versions
-         *     * `sysctl` - sysctl
          *     * `counters` - counters
          *     * `sockets` - sockets
          *     * `latency` - latency
+         *     * `sysctl` - sysctl
          *     * `app_config` - app_config
          * @enum {string}
          */
-        EvidenceUpdateKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
+        EvidenceUpdateKindEnum: "capture" | "strace" | "kernel_versions" | "counters" | "sockets" | "latency" | "sysctl" | "app_config";
         Finding: {
             /** @description Finding id. */
             readonly id: number;
@@ -1417,10 +1417,10 @@ export interface components {
              *     * `capture` - capture
              *     * `strace` - strace
              *     * `kernel_versions` - kernel_versions
-             *     * `sysctl` - sysctl
              *     * `counters` - counters
              *     * `sockets` - sockets
              *     * `latency` - latency
+             *     * `sysctl` - sysctl
              *     * `app_config` - app_config
              */
             kind?: components["schemas"]["EvidenceUpdateKindEnum"];
