@@ -45,6 +45,7 @@ typecheck: install
 schema: install
 	cd backend && $(TEST_ENV) DATABASE_URL=postgres://unused/x CELERY_BROKER_URL=redis://unused ../$(PY) manage.py spectacular --file openapi.yml --validate --fail-on-warn
 	cd frontend && $(NPM) run --silent gen:api
+	$(PY) scripts/evidence_kinds_fixture.py
 
 test-workers: install
 	cd workers && ../$(VENV)/bin/pytest -q

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts.selectors import current_user
 from evidence import selectors, services
 from evidence.serializers import (
+    EvidenceKindCatalogueSerializer,
     EvidenceLinesSerializer,
     EvidenceSerializer,
     EvidenceUpdateSerializer,
@@ -23,6 +24,7 @@ from evidence.serializers import (
 )
 from evidence.storage import MAX_LINES, UploadTooLarge, read_lines
 from incidents.selectors import get_incident
+from whodunnet import registry
 
 
 class RawBodyParser(BaseParser):
@@ -122,7 +124,7 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the kind, say when a snapshot was taken, or change the analysis settings (BBR, link limits)."""
+        """Correct the kind, say when a snapshot was taken, or change a group of the kind's settings."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
@@ -132,10 +134,9 @@ class EvidenceDetailView(APIView):
             services.set_captured_at(user=user, evidence=evidence, captured_at=form.validated_data["captured_at"])
         if "kind" in form.validated_data:
             services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
-        if "bbr" in form.validated_data:
-            services.set_bbr_settings(user=user, evidence=evidence, changes=form.validated_data["bbr"])
-        if "link_limits_bps" in form.validated_data:
-            services.set_link_limits(user=user, evidence=evidence, limits=form.validated_data["link_limits_bps"])
+        for name, group in registry.settings_groups().items():
+            if name in form.validated_data:
+                services.change_settings(user=user, evidence=evidence, group=group, change=form.validated_data[name])
         return Response(EvidenceSerializer(selectors.get_evidence(incident=incident, evidence_id=evidence_id)).data)
 
 
@@ -177,3 +178,11 @@ class EvidenceLinesView(APIView):
             return Response({"detail": "Give 1 <= start <= end."}, status=400)
         end = min(end, start + MAX_LINES - 1)
         return Response({"start": start, "end": end, "lines": read_lines(evidence.path, start, end)})
+
+
+class EvidenceKindListView(APIView):
+    """Every evidence kind: its settings (the UI's forms) and how its findings' numbers are shown."""
+
+    @extend_schema(responses={200: EvidenceKindCatalogueSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(EvidenceKindCatalogueSerializer(registry.catalogue()).data)

@@ -9,8 +9,7 @@ A kind whose files could pass for another's goes before it.
 
 from __future__ import annotations
 
-import json
-import sys
+from collections.abc import Mapping
 from typing import Any
 
 from whodunnet.kinds import app_config, capture, counters, kernel_versions, latency, sockets, strace, sysctl
@@ -64,11 +63,13 @@ def catalogue() -> dict[str, Any]:
     """What the UI needs to know about each kind, as JSON: served by the API (``GET /api/evidence-kinds/``).
 
     ``kinds``: name, label, whether it is a snapshot or has a connection table, its settings
-    groups (``SettingsGroup.describe``) and the finding kinds it emits. ``findings``: for each
-    finding kind, the facts and tables the UI shows and every data key's label and unit.
+    groups (``SettingsGroup.describe``), the finding kinds it emits and the label and unit of every
+    data key of those findings (``keys``). ``findings``: for each finding kind, the evidence kind
+    that emits it and the facts and tables the UI shows; the engine's own findings, which no
+    evidence kind emits, carry their keys themselves.
     """
-    findings = [_finding_json(spec, k.fields) for k in KINDS for spec in k.findings]
-    findings += [_finding_json(spec, ENGINE_FIELDS) for spec in ENGINE_FINDINGS]
+    findings = [_finding_json(spec, k.name, {}) for k in KINDS for spec in k.findings]
+    findings += [_finding_json(spec, "", ENGINE_FIELDS) for spec in ENGINE_FINDINGS]
     return {
         "kinds": [
             {
@@ -78,6 +79,7 @@ def catalogue() -> dict[str, Any]:
                 "connections": k.connections,
                 "settings": [g.describe() for g in k.settings],
                 "findings": [f.kind for f in k.findings],
+                "keys": [field_json(key, f) for key, f in k.fields.items()],
             }
             for k in KINDS
         ],
@@ -85,16 +87,12 @@ def catalogue() -> dict[str, Any]:
     }
 
 
-def _finding_json(spec: FindingSpec, fields: dict[str, Field] | Any) -> dict[str, Any]:
+def _finding_json(spec: FindingSpec, evidence_kind: str, fields: Mapping[str, Field]) -> dict[str, Any]:
     return {
         "kind": spec.kind,
+        "evidence_kind": evidence_kind,
         "view": spec.view,
         "facts": list(spec.facts),
         "tables": [{"key": t.key, "label": t.label, "columns": list(t.columns), "by": t.by} for t in spec.tables],
-        "fields": [field_json(key, f) for key, f in fields.items()],
+        "keys": [field_json(key, f) for key, f in fields.items()],
     }
-
-
-if __name__ == "__main__":  # `python -m whodunnet.registry`: the catalogue, for the frontend's test fixture
-    json.dump(catalogue(), sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
