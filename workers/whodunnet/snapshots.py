@@ -2,6 +2,8 @@
 
 A snapshot kind's summary carries ``formats`` (what it holds: ``nstat``, ``ip -s link`` ...)
 and ``timestamp`` (when it was taken, from the file or given by a person; None when unknown).
+A file says when it was taken in a timestamp line (``timestamp_line``), which every snapshot
+kind reads the same way.
 Snapshots are grouped by kind and formats: an nstat file is compared with an nstat file,
 never across kinds. In a group, the order is the time each was taken when every one of
 the group has a time, otherwise the order given (upload order); the first and the last
@@ -10,11 +12,39 @@ are diffed. A group of one is totals since boot.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from whodunnet.model import EvidenceResult
+
+_TS_EPOCH = re.compile(r"^(?:===|#|date:|timestamp:|time:)\s*(?P<v>\d{9,11}(?:\.\d+)?)\s*$", re.IGNORECASE)
+_TS_ISO = re.compile(
+    r"^(?:===|#|date:|timestamp:|time:)\s*(?P<v>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\s*$",
+    re.IGNORECASE,
+)
+#: What ``timestamp_line`` returns for a timestamp line whose time does not parse.
+UNREADABLE = "unreadable"
+
+
+def timestamp_line(text: str) -> float | str | None:
+    """The time a snapshot's timestamp line says, in seconds since the epoch.
+
+    ``=== 1795294294.15``, ``# 2024-05-01T12:00:00Z``, ``date: <epoch>`` (also ``timestamp:``
+    and ``time:``). None when ``text`` is not a timestamp line; ``UNREADABLE`` when it is one
+    but its time does not parse.
+    """
+    s = text.strip()
+    if (m := _TS_EPOCH.match(s)) is not None:
+        return float(m.group("v"))
+    if (m := _TS_ISO.match(s)) is not None:
+        try:
+            return datetime.fromisoformat(m.group("v").replace("Z", "+00:00").replace(" ", "T")).timestamp()
+        except ValueError:
+            return UNREADABLE
+    return None
 
 
 def snapshot_groups(evidence: Sequence[EvidenceResult], kinds: Collection[str]) -> list[tuple[list[int], bool]]:

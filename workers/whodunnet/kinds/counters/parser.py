@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from whodunnet.kinds.text import LineLog
+from whodunnet.snapshots import UNREADABLE, timestamp_line
 
 PROC_PREFIXES = frozenset(
     {"Ip", "Icmp", "IcmpMsg", "Tcp", "Udp", "UdpLite", "TcpExt", "IpExt", "MPTcpExt", "TlsExt", "Ip6", "Icmp6", "Udp6"}
-)
-_TS_EPOCH = re.compile(r"^(?:===|#|date:|timestamp:|time:)\s*(?P<v>\d{9,11}(?:\.\d+)?)\s*$", re.IGNORECASE)
-_TS_ISO = re.compile(
-    r"^(?:===|#|date:|timestamp:|time:)\s*(?P<v>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\s*$",
-    re.IGNORECASE,
 )
 _LIMIT = re.compile(r"^#\s*limit:?\s+(?P<iface>\S+)\s+(?P<rate>[\d.]+)\s*(?P<unit>[kmgt]?)(?:bit|bps|b/s)?\s*$", re.I)
 _PROC_LINE = re.compile(r"^(?P<prefix>[A-Za-z0-9]+):\s+(?P<rest>\S.*)$")
@@ -194,16 +189,12 @@ class CounterParser:
             self._netstat_i = None
             self._section = None if not self._iface else self._section
             return
-        if (m := _TS_EPOCH.match(stripped)) is not None:
-            self.snap.timestamp = self.snap.timestamp if self.snap.timestamp is not None else float(m.group("v"))
-            return
-        if (m := _TS_ISO.match(stripped)) is not None:
-            if self.snap.timestamp is None:
-                iso = m.group("v").replace("Z", "+00:00").replace(" ", "T")
-                try:
-                    self.snap.timestamp = datetime.fromisoformat(iso).timestamp()
-                except ValueError:
+        if (when := timestamp_line(stripped)) is not None:
+            if self.snap.timestamp is None:  # the first one dates the snapshot
+                if when is UNREADABLE:
                     self.log.bad(n, "unreadable timestamp", text)
+                else:
+                    self.snap.timestamp = float(when)
             return
         if (m := _LIMIT.match(stripped)) is not None:
             scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[m.group("unit").lower()]
