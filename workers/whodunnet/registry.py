@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from whodunnet.kinds import app_config, capture, counters, kernel_versions, latency, sockets, strace, sysctl
+from whodunnet.kinds import app_config, capture, counters, kernel_versions, latency, sockets, softnet, strace, sysctl
 from whodunnet.kinds.settings import SettingsGroup
 from whodunnet.kinds.spec import Combiner, Field, FindingSpec, Kind, field_json
 
@@ -21,6 +21,7 @@ KINDS: tuple[Kind, ...] = (
     strace.KIND,
     kernel_versions.KIND,
     counters.KIND,
+    softnet.KIND,
     sockets.KIND,
     latency.KIND,
     sysctl.KIND,

@@ -955,6 +955,73 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       ]
     },
     {
+      "name": "softnet",
+      "label": "CPU backlog (softnet_stat)",
+      "snapshot": true,
+      "connections": false,
+      "settings": [],
+      "findings": [
+        "host.softnet_backlog"
+      ],
+      "keys": [
+        {
+          "key": "delta",
+          "label": "Difference of two snapshots",
+          "unit": "text"
+        },
+        {
+          "key": "interval_s",
+          "label": "Interval",
+          "unit": "seconds"
+        },
+        {
+          "key": "evidence",
+          "label": "Evidence",
+          "unit": "count"
+        },
+        {
+          "key": "cpu",
+          "label": "CPU",
+          "unit": "count"
+        },
+        {
+          "key": "processed",
+          "label": "Packets processed",
+          "unit": "count"
+        },
+        {
+          "key": "dropped",
+          "label": "Dropped (backlog full)",
+          "unit": "count"
+        },
+        {
+          "key": "time_squeeze",
+          "label": "Time squeezes",
+          "unit": "count"
+        },
+        {
+          "key": "cpu_collision",
+          "label": "CPU collisions",
+          "unit": "count"
+        },
+        {
+          "key": "received_rps",
+          "label": "RPS wake-ups",
+          "unit": "count"
+        },
+        {
+          "key": "flow_limit_count",
+          "label": "Flow-limit hits",
+          "unit": "count"
+        },
+        {
+          "key": "resets",
+          "label": "Counters reset",
+          "unit": "text"
+        }
+      ]
+    },
+    {
       "name": "sockets",
       "label": "Socket statistics (ss)",
       "snapshot": false,
@@ -1850,6 +1917,37 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "stats"
       ],
       "tables": [],
+      "keys": []
+    },
+    {
+      "kind": "host.softnet_backlog",
+      "evidence_kind": "softnet",
+      "view": "",
+      "facts": [
+        "dropped",
+        "time_squeeze",
+        "processed",
+        "received_rps",
+        "flow_limit_count",
+        "interval_s",
+        "delta",
+        "resets"
+      ],
+      "tables": [
+        {
+          "key": "cpus",
+          "label": "Per CPU",
+          "columns": [
+            "cpu",
+            "processed",
+            "dropped",
+            "time_squeeze",
+            "received_rps",
+            "flow_limit_count"
+          ],
+          "by": ""
+        }
+      ],
       "keys": []
     },
     {
