@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from whodunnet.model import EvidenceResult, Finding, Layer
 
@@ -40,7 +40,7 @@ Unit = Literal[
     "connection",  # a capture's connection id: a link to that connection
     "text",  # shown as it is (strings, flags, names)
 ]
-UNITS: tuple[str, ...] = Unit.__args__  # type: ignore[attr-defined]
+UNITS: tuple[str, ...] = get_args(Unit)
 
 
 @dataclass(frozen=True)
