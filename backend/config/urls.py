@@ -46,6 +46,7 @@ urlpatterns = [
     # `curl -T file URL/` appends the file's name to a URL ending in "/": accept it as the name.
     path(incident + "evidence/upload/<str:filename>", analysis.EvidenceNamedUploadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/", analysis.EvidenceDetailView.as_view()),
+    path("api/evidence-kinds/", evidence.EvidenceKindListView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),
     path(incident + "evidence/<int:evidence_id>/connections/", analysis.ConnectionListView.as_view()),

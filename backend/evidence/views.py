@@ -16,11 +16,13 @@ from rest_framework.views import APIView
 from accounts.selectors import current_user
 from evidence import selectors
 from evidence.serializers import (
+    EvidenceKindCatalogueSerializer,
     EvidenceLinesSerializer,
     UploadErrorSerializer,
 )
 from evidence.storage import MAX_LINES, read_lines
 from incidents.selectors import get_incident
+from whodunnet import registry
 
 
 class EvidenceDownloadView(APIView):
@@ -61,3 +63,11 @@ class EvidenceLinesView(APIView):
             return Response({"detail": "Give 1 <= start <= end."}, status=400)
         end = min(end, start + MAX_LINES - 1)
         return Response({"start": start, "end": end, "lines": read_lines(evidence.path, start, end)})
+
+
+class EvidenceKindListView(APIView):
+    """Every evidence kind: its settings (the UI's forms) and how its findings' numbers are shown."""
+
+    @extend_schema(responses={200: EvidenceKindCatalogueSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(EvidenceKindCatalogueSerializer(registry.catalogue()).data)
