@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from axes.helpers import get_cool_off
+from axes.helpers import get_cool_off  # type: ignore[import-untyped]
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -17,9 +17,9 @@ def client_ip(request: HttpRequest) -> str | None:
     if hops:
         forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
         if len(forwarded) >= hops:
-            return forwarded[-hops]
-    remote: str | None = request.META.get("REMOTE_ADDR")
-    return remote
+            return str(forwarded[-hops])
+    remote = request.META.get("REMOTE_ADDR")
+    return str(remote) if remote else None
 
 
 def lockout_response(request: HttpRequest, original_response: HttpResponse | None, credentials: Any) -> HttpResponse:

@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 import pytest
 import redis
 

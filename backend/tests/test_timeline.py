@@ -169,4 +169,4 @@ def _explain(sql: str) -> list[tuple[str]]:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE incidents_timelineevent")
         cursor.execute("EXPLAIN " + sql)
-        return cursor.fetchall()
+        return list(cursor.fetchall())
