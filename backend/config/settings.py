@@ -65,7 +65,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Overrides of other apps' templates: django-celery-beat's admin form without its inline script (the CSP).
+        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -82,7 +83,7 @@ DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"), conn
 
 # --- security -------------------------------------------------------------
 # Behind HTTPS set these (see .env.example, "Production"); `manage.py check --deploy` passes with them
-# (tests/test_deploy_check.py). Off by default so `make dev` works on http://127.0.0.1.
+# (tests/test_sign_in.py). Off by default so `make dev` works on http://127.0.0.1.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
@@ -133,6 +134,8 @@ TRUSTED_PROXY_COUNT = env_int("WHODUNNET_TRUSTED_PROXY_COUNT", 0, minimum=0)
 # --- static files: the built React app is served by WhiteNoise -----------
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The scripts those template overrides load instead of inline ones.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 FRONTEND_DIST = Path(env_str("WHODUNNET_FRONTEND_DIST", str(REPO_DIR / "frontend" / "dist")))
 WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
 WHITENOISE_INDEX_FILE = False

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, RequestFactory
+from django.urls import reverse
 from rest_framework.test import APIClient
 
 BACKEND = Path(__file__).resolve().parent.parent
@@ -132,6 +135,45 @@ def test_it_sends_a_content_security_policy(path: str) -> None:
     assert "default-src 'self'" in policy
     assert "script-src 'self'" in policy
     assert "frame-ancestors 'none'" in policy
+
+
+class _InlineScripts(HTMLParser):
+    """Collects the scripts a browser would run from the page itself (not data blocks like json_script's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        given = dict(attrs)
+        if tag == "script" and "src" not in given and given.get("type") != "application/json":
+            self.found.append(given.get("id") or "(no id)")
+        self.found += [f"{tag} {name}" for name, _ in attrs if name.startswith("on")]
+
+
+@pytest.mark.django_db
+def test_it_serves_every_admin_page_without_an_inline_script_the_policy_would_block(client: Client) -> None:
+    root = User.objects.create_superuser("root", "root@example.com", "root-pw")
+    client.force_login(root)
+    request = RequestFactory().get("/admin/")
+    request.user = root
+    paths = ["/admin/"]
+    for model, model_admin in admin.site._registry.items():
+        meta = model._meta
+        paths.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
+        if model_admin.has_add_permission(request):
+            paths.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_add"))
+
+    blocked = {}
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        page = _InlineScripts()
+        page.feed(response.content.decode())
+        if page.found:
+            blocked[path] = page.found
+
+    assert blocked == {}
 
 
 def deploy_check(**env: str) -> subprocess.CompletedProcess[str]:
