@@ -72,9 +72,10 @@ bench: install
 	$(PY) bench/upload_memory.py
 	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip .data/bench/bulk.pcap
 
-# 50 readers of the timeline and evidence list during two analyses and a bisect, against a running `make dev`.
+# 50 readers of the timeline and evidence list during two analyses and a bisect, against a running `make dev`
+# (the same WHODUNNET_PORT). Not part of `make test`: a figure, not a pass or fail.
 bench-load: install
-	$(PY) bench/load.py --password "$$(cat .data/demo_password)"
+	$(PY) bench/load.py
 
 FUZZ_SECONDS ?= 300
 # One fuzz target for every evidence kind (and content detection); new inputs stay in .data/fuzz/<kind>.
