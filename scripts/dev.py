@@ -63,6 +63,10 @@ class Component:
                 except Exception as exc:  # e.g. the broker's port is still held; try again later
                     say(f"{self.name} did not start: {exc}")
                     self._schedule(now)
+                    return
+                # Only now: the broker's start() returns once it answers, so this line means it is reachable.
+                assert self.process is not None
+                say(f"{self.name} is running again (pid {self.process.pid})")
             return
         if self.process is None or self.process.poll() is None:
             return
