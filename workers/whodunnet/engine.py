@@ -19,7 +19,7 @@ from whodunnet.capture import analyze_capture
 from whodunnet.capture_pairs import compare_captures
 from whodunnet.correlate import correlate
 from whodunnet.detect import sniff, sniff_gzip_inner
-from whodunnet.errors import MalformedInput
+from whodunnet.errors import InputRefused, MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
 from whodunnet.textkinds.registry import TEXT_ANALYZERS
@@ -145,6 +145,10 @@ def _analyze_one(
         return _unknown(path, f"not a recognised evidence file: it looks like {_describe(kind, head)}"), []
     try:
         return analyzer(index, path, limits=limits, progress=progress, **_TUNED.get(kind, _no_tuning)(tuning))
+    except InputRefused as exc:  # a gzip bomb: what was read of it is no result, only the refusal is
+        shown = "capture" if kind in _CAPTURE_FORMATS else kind
+        error = ErrorInfo(f"{exc.message}; nothing of it was analysed (offset counted in the gzip file)", exc.offset)
+        return EvidenceResult(path=str(path), kind=shown, summary={}, error=error), []
     except MalformedInput as exc:  # an analyzer that did not keep its partial result
         return EvidenceResult(
             path=str(path),
