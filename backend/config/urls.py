@@ -42,6 +42,9 @@ urlpatterns = [
     path(incident + "evidence/upload/", analysis.EvidenceUploadView.as_view()),
     # `curl -T file URL/` appends the file's name to a URL ending in "/": accept it as the name.
     path(incident + "evidence/upload/<str:filename>", analysis.EvidenceNamedUploadView.as_view()),
+    # Resumable uploads (tus 1.0, decision 0009): POST here starts one, its Location takes HEAD/PATCH/DELETE.
+    path(incident + "evidence/uploads/", evidence.UploadCreateView.as_view()),
+    path(incident + "evidence/uploads/<uuid:upload_id>/", evidence.UploadDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/", analysis.EvidenceDetailView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),
