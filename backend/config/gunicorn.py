@@ -16,3 +16,6 @@ threads = 8
 timeout = 120
 # Requests in flight finish on SIGTERM within this many seconds.
 graceful_timeout = 30
+# Gunicorn's runtime control socket lives at one fixed path per user: two consoles (or a console and the tests)
+# on one machine would take it from each other. Nothing here uses it.
+control_socket_disable = True

@@ -92,7 +92,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # A JSON body past DATA_UPLOAD_MAX_MEMORY_SIZE is a JSON 413, not Django's HTML 400 (config/errors.py).
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
 }
+# Django's own error answers under /api/ are JSON too (urls.py sets handler400/403/404/500).
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 SPECTACULAR_SETTINGS = {
     "TITLE": "Whodunnet API",
     "DESCRIPTION": "Incidents, evidence, findings, the checklist and the timeline.",

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from django.conf import settings
-from django.http import FileResponse, HttpResponseBase
+from django.http import FileResponse, Http404, HttpResponseBase
 from django.utils.http import http_date
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -184,7 +184,7 @@ class UploadCreateView(TusView):
         if not filename:
             raise UploadRefused("Say the file's name: Upload-Metadata: filename <base64 of the name>.")
         upload = uploads.start_upload(user=user, incident=incident, filename=filename, length=length, resumable=True)
-        location = request.build_absolute_uri(f"{request.path.rstrip('/')}/{upload.id}/")
+        location = request.build_absolute_uri(f"{request.path.rstrip('/')}/{upload.id}")
         return Response(status=status.HTTP_201_CREATED, headers={"Location": location, **_where(upload)})
 
     def options(self, request: Request, *args: Any, **kwargs: Any) -> Response:  # type: ignore[override]
@@ -202,13 +202,17 @@ class UploadCreateView(TusView):
 class UploadDetailView(TusView):
     """One resumable upload: HEAD its offset, PATCH bytes onto it, DELETE it; GET says what it became."""
 
-    def _upload(self, request: Request, incident_id: int, upload_id: uuid.UUID) -> Upload:
+    def _upload(self, request: Request, incident_id: str, upload_id: str) -> Upload:
         user = current_user(request)
-        incident = get_incident(user=user, incident_id=incident_id)
-        return selectors.get_upload(incident=incident, user=user, upload_id=upload_id)
+        incident = get_incident(user=user, incident_id=int(incident_id))
+        try:
+            key = uuid.UUID(upload_id)
+        except ValueError:
+            raise Http404("No such upload.") from None
+        return selectors.get_upload(incident=incident, user=user, upload_id=key)
 
     @extend_schema(exclude=True)
-    def head(self, request: Request, incident_id: int, upload_id: uuid.UUID) -> Response:
+    def head(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = self._upload(request, incident_id, upload_id)
         _tus_version(request)
         return Response(status=status.HTTP_200_OK, headers={**_where(upload), "Upload-Length": str(upload.length)})
@@ -230,7 +234,7 @@ class UploadDetailView(TusView):
             507: UploadErrorSerializer,
         },
     )
-    def patch(self, request: Request, incident_id: int, upload_id: uuid.UUID) -> Response:
+    def patch(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = self._upload(request, incident_id, upload_id)
         _tus_version(request)
         if request.META.get("CONTENT_TYPE", "").split(";")[0].strip() != OFFSET_CONTENT_TYPE:
@@ -246,7 +250,7 @@ class UploadDetailView(TusView):
         parameters=[OpenApiParameter("Tus-Resumable", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True)],
         responses={204: None, 409: UploadErrorSerializer, 423: UploadErrorSerializer},
     )
-    def delete(self, request: Request, incident_id: int, upload_id: uuid.UUID) -> Response:
+    def delete(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = self._upload(request, incident_id, upload_id)
         _tus_version(request)
         if upload.evidence_id is not None:
@@ -258,7 +262,7 @@ class UploadDetailView(TusView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(operation_id="evidence_uploads_retrieve", responses={200: UploadStatusSerializer})
-    def get(self, request: Request, incident_id: int, upload_id: uuid.UUID) -> Response:
+    def get(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = uploads.finish_if_complete(upload=self._upload(request, incident_id, upload_id))
         return Response(
             UploadStatusSerializer(
