@@ -199,6 +199,12 @@ class UploadCreateView(TusView):
         )
 
 
+@extend_schema(
+    parameters=[
+        OpenApiParameter("incident_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+        OpenApiParameter("upload_id", OpenApiTypes.UUID, OpenApiParameter.PATH),
+    ]
+)
 class UploadDetailView(TusView):
     """One resumable upload: HEAD its offset, PATCH bytes onto it, DELETE it; GET says what it became."""
 

@@ -3346,7 +3346,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                incident_id: string;
+                incident_id: number;
                 upload_id: string;
             };
             cookie?: never;
@@ -3370,7 +3370,7 @@ export interface operations {
                 "Tus-Resumable": string;
             };
             path: {
-                incident_id: string;
+                incident_id: number;
                 upload_id: string;
             };
             cookie?: never;
@@ -3410,7 +3410,7 @@ export interface operations {
                 "Upload-Offset": number;
             };
             path: {
-                incident_id: string;
+                incident_id: number;
                 upload_id: string;
             };
             cookie?: never;
