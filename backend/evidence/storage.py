@@ -14,6 +14,7 @@ whatever the file holds (a 2 GB line, a gzip bomb).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import gzip
@@ -22,7 +23,7 @@ import os
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -133,21 +134,38 @@ class PartFile:
         return digest
 
 
-def try_remove(path: Path) -> bool:
-    """Delete a part file unless a request holds it; True when it is gone."""
+@contextlib.contextmanager
+def _probe(path: Path, *, shared: bool) -> Iterator[bool | None]:
+    """Try to lock a part file without waiting: None when there is no file, False when a request holds it."""
     try:
-        fd = os.open(path, os.O_RDWR)
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
-        return True
+        yield None
+        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except BlockingIOError:
-        return False
-    else:
-        path.unlink(missing_ok=True)
-        return True
+        os.close(fd)
+        yield False
+        return
+    try:
+        yield True
     finally:
         os.close(fd)
+
+
+def is_busy(path: Path) -> bool:
+    """Whether a request holds this part file (is writing it) right now."""
+    with _probe(path, shared=True) as locked:
+        return locked is False
+
+
+def try_remove(path: Path) -> bool:
+    """Delete a part file unless a request holds it; True when it is gone."""
+    with _probe(path, shared=False) as locked:
+        if locked:
+            path.unlink(missing_ok=True)
+        return locked is not False
 
 
 class Appender:

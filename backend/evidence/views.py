@@ -30,7 +30,7 @@ from evidence.serializers import (
     UploadErrorSerializer,
     UploadStatusSerializer,
 )
-from evidence.storage import MAX_LINES, LinesUnreadable, UploadRefused, read_lines
+from evidence.storage import MAX_LINES, LinesUnreadable, UploadBusy, UploadRefused, is_busy, read_lines
 from incidents.selectors import get_incident
 from whodunnet.limits import Limits
 
@@ -221,6 +221,10 @@ class UploadDetailView(TusView):
     def head(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = self._upload(request, incident_id, upload_id)
         _tus_version(request)
+        if upload.evidence_id is None and is_busy(upload.part_path):
+            # A request is still writing it (often the one whose client just lost its connection and has not
+            # noticed yet): its offset is about to move, so say "locked" and let the client ask again.
+            raise UploadBusy("A request is still sending this upload; ask again in a moment.")
         return Response(status=status.HTTP_200_OK, headers={**_where(upload), "Upload-Length": str(upload.length)})
 
     @extend_schema(

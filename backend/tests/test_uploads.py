@@ -255,6 +255,7 @@ def test_it_answers_the_tus_refusals_as_json(owner: User, incident: Any, setting
     assert patch(client, location, 5, b"x").status_code == 409
     with PartFile(Upload.objects.get().part_path):  # another request is writing it
         assert patch(client, location, 0, b"x").status_code == 423
+        assert client.head(location, **TUS).status_code == 423
     assert client.delete(location, **TUS).status_code == 204
     assert client.head(location, **TUS).status_code == 404
     assert not Upload.objects.exists() and not list(Path(settings.EVIDENCE_DIR).rglob("*.part"))

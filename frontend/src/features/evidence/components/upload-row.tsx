@@ -40,7 +40,7 @@ export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
           </p>
           {upload.status === 'resuming' && (
             <p className="upload__resuming" role="status">
-              Connection lost: resuming from {formatBytes(upload.loaded)} (attempt {upload.resumes})…
+              Connection lost: resuming where the server stopped (attempt {upload.resumes})…
             </p>
           )}
         </>

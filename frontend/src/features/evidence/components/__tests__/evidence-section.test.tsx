@@ -163,7 +163,9 @@ describe('EvidenceSection uploads', () => {
       xhr.progress(900, 1000);
       xhr.onerror?.(new Error('network'));
     });
-    expect(await screen.findByText(/Connection lost: resuming from 900 B \(attempt 1\)/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/Connection lost: resuming where the server stopped \(attempt 1\)/),
+    ).toBeInTheDocument();
 
     const head = await xhrNumber(2);
     expect(head.method).toBe('HEAD');
