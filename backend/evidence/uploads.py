@@ -253,6 +253,7 @@ def finish_if_complete(*, upload: Upload) -> Upload:
 def _finish(*, upload: Upload, part: PartFile, hasher: Any | None, size: int) -> Evidence:
     """Put the complete file in place, then record it as evidence and queue its analysis once that commits."""
     if hasher is None:  # resumed in another process: hash the part file once, now (decision 0009)
+        logger.info("upload %s was resumed in another process: hashing its %s bytes again", upload.id, f"{size:,}")
         hasher = part.sha256(chunk_size=settings.UPLOAD_CHUNK_BYTES)
     sha256 = hasher.hexdigest()
     head = part.head()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import gzip
 import hashlib
 import io
 import os
@@ -306,3 +307,36 @@ def test_it_reaps_stale_uploads_and_orphaned_part_files_but_not_live_ones(
 def test_it_schedules_the_reaper_in_beat(settings: Any) -> None:
     entry = settings.CELERY_BEAT_SCHEDULE["reap-stale-uploads"]
     assert entry["task"] == "evidence.reap_uploads" and entry["schedule"] == settings.UPLOAD_REAP_SECONDS
+
+
+# --- a gzip bomb ends as a failed analysis, early ---------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_it_fails_the_analysis_of_a_gzip_bomb_early_with_a_clear_error(
+    owner: User, incident: Any, tmp_path: Path
+) -> None:
+    import struct
+    import time
+    import zlib
+
+    from analysis import services
+    from analysis.models import AnalysisRun
+    from evidence.uploads import receive_upload
+
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    header = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)  # a pcap header, then 8 GiB of zeros
+    member = deflate.compress(header) + b"".join(deflate.compress(bytes(MIB)) for _ in range(64)) + deflate.flush()
+    bomb = member + gzip.compress(bytes(64 * MIB), compresslevel=9) * 127  # members of 64 MiB each
+    evidence = receive_upload(
+        user=owner, incident=incident, filename="bomb.pcap.gz", stream=io.BytesIO(bomb), content_length=len(bomb)
+    )
+    started = time.monotonic()
+    services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
+    elapsed = time.monotonic() - started
+    run = AnalysisRun.objects.get(evidence=evidence)
+    assert run.status == "failed", (run.status, run.error)
+    assert run.error.startswith("refused as a gzip bomb") and "offset counted in the gzip file" in run.error
+    assert run.error_offset is not None and run.error_offset < len(bomb)
+    assert elapsed < 10, elapsed
+    assert incident.events.filter(kind="analysis_failed", summary__contains="gzip bomb").exists()
