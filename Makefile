@@ -49,6 +49,7 @@ typecheck: install
 schema: install
 	cd backend && $(TEST_ENV) DATABASE_URL=postgres://unused/x CELERY_BROKER_URL=redis://unused ../$(PY) manage.py spectacular --file openapi.yml --validate --fail-on-warn
 	cd frontend && $(NPM) run --silent gen:api
+	$(PY) scripts/evidence_kinds_fixture.py
 
 test-workers: install
 	cd workers && ../$(VENV)/bin/pytest -q
@@ -72,11 +73,13 @@ bench: install
 	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip .data/bench/bulk.pcap
 
 FUZZ_SECONDS ?= 300
+# One fuzz target for every evidence kind (and content detection); new inputs stay in .data/fuzz/<kind>.
 fuzz: install
-	mkdir -p .data/fuzz
-	for target in workers/fuzz/fuzz_*.py; do \
+	for target in sniff $$($(PY) -c 'from whodunnet import registry; print(*registry.names())'); do \
 	  echo "== $$target ($(FUZZ_SECONDS) s)"; \
-	  (cd .data/fuzz && ../../$(PY) ../../$$target -max_total_time=$(FUZZ_SECONDS)) || exit 1; \
+	  mkdir -p .data/fuzz/$$target; \
+	  (cd .data/fuzz && ../../$(PY) ../../workers/fuzz/fuzz_kind.py $$target $$target -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=1024 -max_len=65536) || exit 1; \
 	done
 
 clean:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -10,8 +9,8 @@ from rest_framework import serializers
 
 from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
-from evidence.serializers import BbrSettingsSerializer
 from incidents.models import Layer
+from whodunnet import registry
 from whodunnet.tuning import Tuning
 
 
@@ -196,11 +195,11 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     )
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
-    bbr = serializers.SerializerMethodField(help_text="The BBR-candidate settings this file is analysed with.")
-    pairing = serializers.SerializerMethodField(help_text="For counter snapshots: how this one is diffed.")
-    link_limits_bps = serializers.SerializerMethodField(
-        help_text="Interface limits (bit/s) a person gave for this counters file; they win over its '# limit' lines."
+    settings = serializers.SerializerMethodField(
+        help_text="The settings this file is analysed with, by settings group of its kind (see /api/evidence-kinds/): "
+        '{"bbr": {"min_bytes": 100000, ...}} for socket statistics, {"link_limits_bps": {"eth0": 1e10}} for counters.'
     )
+    pairing = serializers.SerializerMethodField(help_text="For snapshots: how this one is diffed with another.")
 
     class Meta:
         model = Evidence
@@ -215,9 +214,8 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "captured_at",
             "analysis",
             "summary",
-            "bbr",
+            "settings",
             "pairing",
-            "link_limits_bps",
         ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
@@ -227,7 +225,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
 
     @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
     def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:
-        if evidence.kind != "counters":
+        if evidence.kind not in registry.snapshot_kinds():
             return None
         try:
             pairs = evidence.incident.correlation.counter_pairs
@@ -236,13 +234,11 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
         found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
         return dict(SnapshotPairingSerializer(found).data) if found else None
 
-    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
-    def get_link_limits_bps(self, evidence: Evidence) -> dict[str, float]:
-        return dict(Tuning.from_json(evidence.tuning).link_limits_bps)
-
-    @extend_schema_field(BbrSettingsSerializer)
-    def get_bbr(self, evidence: Evidence) -> dict[str, Any]:
-        return asdict(Tuning.from_json(evidence.tuning).bbr)
+    @extend_schema_field(serializers.DictField(child=serializers.DictField(child=serializers.FloatField())))
+    def get_settings(self, evidence: Evidence) -> dict[str, Any]:
+        kind = registry.kind(evidence.kind)
+        tuning = Tuning.from_json(evidence.tuning)
+        return {g.name: g.to_json(tuning.get(g)) for g in kind.settings} if kind else {}
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_summary(self, evidence: Evidence) -> Any:

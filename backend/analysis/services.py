@@ -207,8 +207,7 @@ def correlate(*, incident_id: int) -> int:
     all of a group have one (from the file or ``Evidence.captured_at``), else in that order.
     Returns how many findings the incident now has across its evidence.
     """
-    from whodunnet.correlate.counters import snapshot_pairing
-    from whodunnet.engine import combine
+    from whodunnet.engine import combine, snapshot_pairing
     from whodunnet.model import EvidenceResult as EngineEvidence
     from whodunnet.model import Finding as EngineFinding
 

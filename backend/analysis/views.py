@@ -38,6 +38,7 @@ from evidence.selectors import get_evidence
 from evidence.serializers import EvidenceUpdateSerializer, UploadErrorSerializer
 from evidence.storage import UploadRefused
 from incidents.selectors import get_incident
+from whodunnet import registry
 
 UPLOAD_RESPONSES = {
     201: EvidenceSerializer,
@@ -127,7 +128,7 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the kind, say when a snapshot was taken, or change the analysis settings (BBR, link limits)."""
+        """Correct the kind, say when a snapshot was taken, or change a group of the kind's settings."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = get_evidence(incident=incident, evidence_id=evidence_id)
@@ -139,12 +140,11 @@ class EvidenceDetailView(APIView):
             )
         if "kind" in form.validated_data:
             evidence_services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
-        if "bbr" in form.validated_data:
-            evidence_services.set_bbr_settings(user=user, evidence=evidence, changes=form.validated_data["bbr"])
-        if "link_limits_bps" in form.validated_data:
-            evidence_services.set_link_limits(
-                user=user, evidence=evidence, limits=form.validated_data["link_limits_bps"]
-            )
+        for name, group in registry.settings_groups().items():
+            if name in form.validated_data:
+                evidence_services.change_settings(
+                    user=user, evidence=evidence, group=group, change=form.validated_data[name]
+                )
         return Response(EvidenceSerializer(selectors.get_card(incident=incident, evidence_id=evidence_id)).data)
 
 

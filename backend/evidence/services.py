@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -17,6 +16,7 @@ from evidence import signals
 from evidence.models import Evidence
 from incidents.models import EventKind
 from incidents.services import record_event
+from whodunnet.kinds.settings import SettingsGroup
 from whodunnet.tuning import Tuning
 
 
@@ -48,35 +48,19 @@ def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str,
     signals.send(signals.needs_reading, evidence=evidence)
 
 
-def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
-    """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
-    current = asdict(Tuning.from_json(evidence.tuning).bbr)
-    said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()) if current.get(k) != v) or "unchanged"
+def change_settings(*, user: User, evidence: Evidence, group: SettingsGroup, change: Any) -> Evidence:
+    """Change one group of the analysis settings (BBR candidates, interface limits) and analyse the file again.
+
+    ``change`` is the PATCH body's value for the group: a group of numbers is merged into the current
+    values, a map of rates replaces the one given before (``SettingsGroup.merge``).
+    """
+    current = (evidence.tuning or {}).get(group.name)
     return _retune(
         user=user,
         evidence=evidence,
-        change=lambda tuning: {**tuning, "bbr": {**(tuning.get("bbr") or {}), **changes}},
-        said=f"BBR-candidate settings {said}",
+        change=lambda tuning: {**tuning, group.name: group.merge(tuning.get(group.name), change)},
+        said=group.said(current, change),
     )
-
-
-def set_link_limits(*, user: User, evidence: Evidence, limits: dict[str, float]) -> Evidence:
-    """Give the interfaces' limits (bit/s) that neighbours.link_usage compares throughput with."""
-    said = ", ".join(f"{name} {_rate(bps)}" for name, bps in sorted(limits.items())) or "none"
-    return _retune(
-        user=user,
-        evidence=evidence,
-        change=lambda tuning: {**tuning, "link_limits_bps": limits},
-        said=f"interface limits {said}",
-    )
-
-
-def _rate(bps: float) -> str:
-    """300000 → "300 kbit/s", 1e10 → "10 Gbit/s"."""
-    for scale, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
-        if bps >= scale:
-            return f"{bps / scale:g} {unit}"
-    return f"{bps:g} bit/s"
 
 
 def _retune(

@@ -42,13 +42,13 @@ from evidence.storage import (
 )
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
+from whodunnet import registry
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
 
 logger = logging.getLogger(__name__)
 
 MAX_FILENAME = 255
-CAPTURE_FORMATS = ("pcap", "pcapng")
 
 
 class OffsetMismatch(UploadRefused):
@@ -58,17 +58,21 @@ class OffsetMismatch(UploadRefused):
 
 
 def detected_kind(*, head: bytes, path: Path) -> str:
-    """The evidence kind shown right after upload; the analysis may refine it."""
-    kind = sniff(head)
-    if kind in CAPTURE_FORMATS:
-        return "capture"
-    if kind == "gzip":
+    """The evidence kind shown right after upload; the analysis may refine it.
+
+    A binary format is named by its kind (``pcap`` → capture); a gzip is named by what it holds
+    when that is a binary format, else it stays ``gzip`` until the analysis reads it.
+    """
+    found = sniff(head)
+    if found == "gzip":
         try:
-            inner = sniff_gzip_inner(path)
+            found = sniff_gzip_inner(path)
         except MalformedInput:
             return "gzip"
-        return "capture" if inner in CAPTURE_FORMATS else "gzip"
-    return kind
+        binary = registry.kind_of_format(found)
+        return binary.name if binary else "gzip"
+    binary = registry.kind_of_format(found)
+    return binary.name if binary else found
 
 
 def display_name(raw: str) -> str:

@@ -26,12 +26,14 @@ from evidence import selectors, uploads
 from evidence.http import RawBodyParser, idle_timeout, refusal, request_body
 from evidence.models import Upload
 from evidence.serializers import (
+    EvidenceKindCatalogueSerializer,
     EvidenceLinesSerializer,
     UploadErrorSerializer,
     UploadStatusSerializer,
 )
 from evidence.storage import MAX_LINES, LinesUnreadable, UploadBusy, UploadRefused, is_busy, read_lines
 from incidents.selectors import get_incident
+from whodunnet import registry
 from whodunnet.limits import Limits
 
 
@@ -286,3 +288,11 @@ class UploadDetailView(TusView):
                 }
             ).data
         )
+
+
+class EvidenceKindListView(APIView):
+    """Every evidence kind: its settings (the UI's forms) and how its findings' numbers are shown."""
+
+    @extend_schema(responses={200: EvidenceKindCatalogueSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(EvidenceKindCatalogueSerializer(registry.catalogue()).data)

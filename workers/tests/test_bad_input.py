@@ -25,8 +25,8 @@ from whodunnet.capture import CaptureAnalysis
 from whodunnet.capture.reader import CHUNK
 from whodunnet.engine import analyze
 from whodunnet.errors import InputRefused, InputTooLarge, MalformedInput
+from whodunnet.kinds.text import iter_lines
 from whodunnet.limits import Limits
-from whodunnet.textkinds import iter_lines
 
 
 def frames(n: int) -> list[bytes]:

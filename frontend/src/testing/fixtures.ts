@@ -45,8 +45,7 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     analysis: null,
     summary: null,
     pairing: null,
-    link_limits_bps: {},
-    bbr: { bottom_share: 0.2, min_bytes: 100_000, min_duty: 0.5, max_flap: 0.5, v4_prefix: 24, v6_prefix: 56 },
+    settings: {},
     ...overrides,
   };
 }

@@ -98,7 +98,7 @@ class CaptureAnalysis:
         return build_table(self.table)
 
     def summary(self) -> Summary:
-        """The summary of what has been read so far (the issue-2 evidence card)."""
+        """The summary of what has been read so far (what the evidence card shows)."""
         r = self.reader
         t = self.table
         first = r.first_ts if r is not None else None
