@@ -43,7 +43,7 @@ from whodunnet import registry
 UPLOAD_RESPONSES = {
     201: EvidenceSerializer,
     400: OpenApiResponse(UploadErrorSerializer, description="The body ended before its Content-Length."),
-    411: OpenApiResponse(UploadErrorSerializer, description="Neither a length nor a chunked body."),
+    411: OpenApiResponse(UploadErrorSerializer, description="A chunked body this server cannot read to its end."),
     413: OpenApiResponse(UploadErrorSerializer, description="Over the size limit."),
     507: OpenApiResponse(UploadErrorSerializer, description="Over the team's quota, or the disk is full."),
 }

@@ -58,7 +58,8 @@ def request_body(request: Request) -> Body:
         return Body(stream=meta["wsgi.input"], length=None)
     if chunked:
         raise LengthRequired(f"This server cannot tell where a chunked body ends. {HOW_TO_SEND}")
-    raise LengthRequired(f"The request says neither its length nor that it is chunked. {HOW_TO_SEND}")
+    # Neither a length nor chunked: HTTP/1.1 says the request has no body (RFC 9112, 6.3), an empty file.
+    return Body(stream=request._request, length=0)
 
 
 @contextlib.contextmanager

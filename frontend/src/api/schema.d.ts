@@ -3218,7 +3218,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
-            /** @description Neither a length nor a chunked body. */
+            /** @description A chunked body this server cannot read to its end. */
             411: {
                 headers: {
                     [name: string]: unknown;
@@ -3282,7 +3282,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
-            /** @description Neither a length nor a chunked body. */
+            /** @description A chunked body this server cannot read to its end. */
             411: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,7 +3344,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
-            /** @description Neither a length nor a chunked body. */
+            /** @description A chunked body this server cannot read to its end. */
             411: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3406,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
-            /** @description Neither a length nor a chunked body. */
+            /** @description A chunked body this server cannot read to its end. */
             411: {
                 headers: {
                     [name: string]: unknown;
