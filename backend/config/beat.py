@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def beat_schedule(*, reconcile_seconds: float, bisect_tick_seconds: float) -> dict[str, dict[str, Any]]:
+def beat_schedule(
+    *, reconcile_seconds: float, bisect_tick_seconds: float, reap_uploads_seconds: float
+) -> dict[str, dict[str, Any]]:
     return {
         # A run whose enqueue was lost (broker down at commit) or whose worker was killed
         # would otherwise sit queued/running forever: re-queue it; the claim keeps it single.
@@ -29,5 +31,12 @@ def beat_schedule(*, reconcile_seconds: float, bisect_tick_seconds: float) -> di
         "tick-bisect-schedules": {
             "task": "bisects.tick_schedules",
             "schedule": bisect_tick_seconds,
+        },
+        # Uploads nobody finishes (a resumable upload abandoned, a web worker killed mid-body) would keep
+        # their part files on disk and their bytes reserved against the team's quota forever: remove the
+        # ones idle for longer than WHODUNNET_UPLOAD_STALE_SECONDS, and part files no upload row owns.
+        "reap-stale-uploads": {
+            "task": "evidence.reap_uploads",
+            "schedule": reap_uploads_seconds,
         },
     }

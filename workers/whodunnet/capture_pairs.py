@@ -23,7 +23,7 @@ from whodunnet.capture.reader import CaptureReader
 from whodunnet.capture.source import open_capture
 from whodunnet.capture.tcp import HALF, M32, TH_FIN, TH_RST, TH_SYN, WRAP, ConnectionScanner
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 
 #: Distinct segments kept per capture while comparing; past it the comparison is partial.
@@ -151,7 +151,7 @@ def _scan_segments(
         c[k] += 1
 
     scanner = ConnectionScanner(set(wanted), on_segment)
-    opened = open_capture(path, max_input_bytes=limits.max_input_bytes)
+    opened = open_capture(path, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
     try:
         CaptureReader(opened.stream, scanner, max_caplen=limits.max_caplen).read()
     except MalformedInput:

@@ -19,7 +19,7 @@ from whodunnet.capture.reader import CaptureReader, linktype_name
 from whodunnet.capture.source import open_capture
 from whodunnet.capture.tcp import TcpTable
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 from whodunnet.model import ErrorInfo, EvidenceResult, Finding, Ref
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class CaptureAnalysis:
         self.decompressed_bytes = 0
 
     def run(self, source: str | Path | BinaryIO) -> Summary:
-        opened = open_capture(source, max_input_bytes=self.limits.max_input_bytes)
+        opened = open_capture(source, max_input_bytes=self.limits.max_input_bytes, guard=InflateGuard(self.limits))
         self.compressed = opened.compressed
         on_chunk = None
         if self.on_progress is not None:

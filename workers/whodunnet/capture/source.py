@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import BinaryIO, Protocol
 
 from whodunnet.errors import InputTooLarge, MalformedInput
+from whodunnet.limits import InflateGuard
 from whodunnet.magic import GZIP_MAGIC
 
 _zlib_impl: ModuleType
@@ -40,8 +41,9 @@ class ByteSource(Protocol):
 class GzipSource:
     """Streams the inflated content of a (possibly multi-member) gzip stream."""
 
-    def __init__(self, raw: ByteSource) -> None:
+    def __init__(self, raw: ByteSource, guard: InflateGuard | None = None) -> None:
         self._raw = raw
+        self._guard = guard
         self._d = _zlib_impl.decompressobj(wbits=31)
         self._pending = b""
         self._done = False
@@ -73,6 +75,8 @@ class GzipSource:
             self._pending = d.unconsumed_tail
             if out:
                 self.decompressed_bytes += len(out)
+                if self._guard is not None:
+                    self._guard.check(compressed=self.raw_bytes - len(self._pending), inflated=self.decompressed_bytes)
                 return bytes(out)
         return b""
 
@@ -120,7 +124,9 @@ class LimitedSource:
 class OpenedCapture:
     """A capture file opened for streaming: the (decompressed, limited) bytes and where we are."""
 
-    def __init__(self, raw: BinaryIO, *, max_input_bytes: int, owns_raw: bool) -> None:
+    def __init__(
+        self, raw: BinaryIO, *, max_input_bytes: int, owns_raw: bool, guard: InflateGuard | None = None
+    ) -> None:
         self.raw = raw
         self._owns_raw = owns_raw
         self.size = _size_of(raw)
@@ -132,7 +138,7 @@ class OpenedCapture:
         else:
             base = _Prefixed(start, raw)
         self.compressed = start == GZIP_MAGIC
-        self.gzip = GzipSource(base) if self.compressed else None
+        self.gzip = GzipSource(base, guard) if self.compressed else None
         inner: ByteSource = self.gzip if self.gzip is not None else base
         self.stream = LimitedSource(inner, max_input_bytes)
 
@@ -153,11 +159,13 @@ class OpenedCapture:
             self.raw.close()
 
 
-def open_capture(source: str | Path | BinaryIO, *, max_input_bytes: int) -> OpenedCapture:
-    """Open a path or a binary file object for streaming (gzip is recognised by content)."""
+def open_capture(
+    source: str | Path | BinaryIO, *, max_input_bytes: int, guard: InflateGuard | None = None
+) -> OpenedCapture:
+    """Open a path or a binary file object for streaming (gzip is recognised by content, inflated under ``guard``)."""
     if isinstance(source, (str, Path)):
-        return OpenedCapture(open(source, "rb"), max_input_bytes=max_input_bytes, owns_raw=True)
-    return OpenedCapture(source, max_input_bytes=max_input_bytes, owns_raw=False)
+        return OpenedCapture(open(source, "rb"), max_input_bytes=max_input_bytes, owns_raw=True, guard=guard)
+    return OpenedCapture(source, max_input_bytes=max_input_bytes, owns_raw=False, guard=guard)
 
 
 class _Prefixed:

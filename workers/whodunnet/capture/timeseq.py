@@ -16,7 +16,7 @@ from whodunnet.capture.reader import CaptureReader
 from whodunnet.capture.source import open_capture
 from whodunnet.capture.tcp import HALF, M32, TH_ACK, TH_FIN, TH_RST, TH_SYN, WRAP, ConnectionScanner
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 
 Sender = Literal["auto", "client", "server"]
 
@@ -121,7 +121,7 @@ def time_sequence(
             acks[d].add((t, a, max(win, 0), False))
 
     scanner = ConnectionScanner({connection_id}, on_segment)
-    opened = open_capture(path, max_input_bytes=limits.max_input_bytes)
+    opened = open_capture(path, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
     error = None
     try:
         CaptureReader(opened.stream, scanner, max_caplen=limits.max_caplen).read()
