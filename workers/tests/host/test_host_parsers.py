@@ -362,8 +362,24 @@ def test_it_tracks_dup_and_fd_reuse() -> None:
         ("5.15.0-1052-azure", "5.15.0", "Ubuntu"),
         ("6.1.58+", "6.1.58", "GKE (Container-Optimized OS)"),
         ("web-1 after: 6.6.10-1-aws", "6.6.10", "AWS"),
+        ("before: Linux web-1 6.5.13-1-aws", "6.5.13", "AWS"),  # uname -snr after a role
+        ("Linux vm 6.18.44-fc-v595 x86_64 GNU/Linux", "6.18.44", "unknown"),  # uname -snrmo on the development VM
     ],
 )
 def test_it_parses_kernel_version_strings(line: str, upstream: str, distro: str) -> None:
     v = parse_line(line)
     assert v is not None and v.label == upstream and v.distro == distro
+
+
+def test_it_reads_uname_snr_lines_with_their_host_and_role() -> None:
+    seed = Path(__file__).parents[2] / "whodunnet/kinds/kernel_versions/fuzz_seeds/uname-snr-roles.txt"
+    assert sniff(seed.read_bytes()) == "kernel_versions"
+    (ev,) = analyze([seed]).evidence
+    assert [(v["host"], v["role"], v["upstream"]) for v in ev.summary["versions"]] == [
+        ("vm", "before", "6.18.44"),
+        ("vm", "after", "6.18.44"),
+    ]
+    assert ev.summary["bad_line_count"] == 0
+    line = parse_line("before: Linux host 6.5.13-1-aws")
+    assert line is not None and (line.host, line.role, line.label) == ("host", "before", "6.5.13")
+    assert parse_line("Linux version 6.1.0") is None  # a cut /proc/version line, not a host called "version"
