@@ -383,3 +383,31 @@ def test_it_reads_uname_snr_lines_with_their_host_and_role() -> None:
     line = parse_line("before: Linux host 6.5.13-1-aws")
     assert line is not None and (line.host, line.role, line.label) == ("host", "before", "6.5.13")
     assert parse_line("Linux version 6.1.0") is None  # a cut /proc/version line, not a host called "version"
+
+
+JC_STATES = {"ESTABLISHED": "ESTAB", "SYN_RECV": "SYN-RECV", "TIME_WAIT": "TIME-WAIT", "LISTEN": "LISTEN"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jc_centos_7_7_netstat_sudo_aeep",
+        "jc_ubuntu_18_04_netstat",
+        "jc_freebsd12_netstat_an",
+        "jc_freebsd12_netstat_Aa",
+        "jc_generic_netstat_old",
+    ],
+)
+def test_it_reads_netstat_socket_tables_like_jc(name: str) -> None:
+    path = HOST_DATA / f"{name}.out"
+    assert sniff(path.read_bytes()) == "sockets"
+    (ev,) = analyze([path]).evidence
+    assert ev.summary["format"] == "netstat" and ev.summary["bad_line_count"] == 0
+    rows = [r for r in json.loads((HOST_DATA / f"{name}.json").read_text()) if r.get("proto", "").startswith("tcp")]
+    expected: dict[str, int] = {}
+    for r in rows:
+        expected[JC_STATES[r["state"]]] = expected.get(JC_STATES[r["state"]], 0) + 1
+    assert ev.summary["states"]["last"]["states"] == expected
+    peers = sorted(f"{r['foreign_address']}:{r['foreign_port']}" for r in rows if r["state"] == "ESTABLISHED")
+    listed = sorted(s["peer"] for s in ev.summary["socket_list"] if s["state"] == "ESTAB")
+    assert [p.replace("[", "").replace("]", "") for p in listed] == peers

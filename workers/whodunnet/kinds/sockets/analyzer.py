@@ -30,12 +30,15 @@ from typing import Any
 
 from whodunnet.kinds.sockets.parser import Sample, choose_reader
 from whodunnet.kinds.sockets.settings import DEFAULT_BBR, BbrParams
+from whodunnet.kinds.sockets.states import StateTally, states_finding
 from whodunnet.kinds.text import HeadFirst, LineLog, LineReader, read_text, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 from whodunnet.stats import percentile
 
 KIND = "sockets"
+#: Lines looked at to choose the reader (a ``=== <time>`` line may come before an ss or netstat header).
+HEAD_LINES = 3
 
 
 class SocketTally:
@@ -47,12 +50,20 @@ class SocketTally:
         self.snapshots: set[int] = set()
         #: The latest sample of each socket (listeners left out), in order of first appearance.
         self.last: dict[str, Sample] = {}
+        self.states = StateTally()
+        #: Samples with tcp_info (rtt, cwnd or a delivery rate): none in a state listing (ss -tan, netstat).
+        self.with_info = 0
+        self.with_rate = 0
 
     def add(self, sample: Sample) -> None:
         self.samples += 1
         self.snapshots.add(sample.snapshot)
         if sample.state not in ("LISTEN", "UNCONN"):
             self.last[sample.key] = sample
+        fields = sample.fields
+        self.with_info += any(k in fields for k in ("rtt_ms", "cwnd", "delivery_rate_bps"))
+        self.with_rate += "delivery_rate_bps" in fields
+        self.states.add(sample)
         self.bbr.add(sample)
 
 
@@ -74,20 +85,25 @@ def analyze_sockets(
         chosen.append(fmt)
         return reader
 
-    run = read_text(path, HeadFirst(1, choose), log=log, limits=limits, progress=progress)
+    run = read_text(path, HeadFirst(HEAD_LINES, choose), log=log, limits=limits, progress=progress)
     snapshots = len(tally.snapshots)
     last = tally.last
+    fmt = chosen[0] if chosen else "ss"
+    states = tally.states.to_json()
     summary: dict[str, Any] = {
-        "format": chosen[0] if chosen else "ss",
+        "format": fmt,
         "snapshots": snapshots,
         "samples": tally.samples,
         "sockets": len(last),
         "socket_list": [s.to_json() for s in list(last.values())[:500]],
+        "states": states,
     }
     found: list[Finding] = []
-    if last:
+    if last and tally.with_info:
         found.append(summary_finding(index, last, snapshots))
-    if snapshots >= 2:
+    if states["last"] is not None and (not tally.with_info or (states["peak"] or {}).get("time_wait")):
+        found.append(states_finding(index, states, fmt))
+    if snapshots >= 2 and tally.with_rate:
         found.append(bbr_finding(index, tally.bbr))
     return text_result(path, KIND, summary, run), found
 

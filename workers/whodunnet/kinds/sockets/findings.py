@@ -27,6 +27,11 @@ FIELDS = {
     "flaps": Field("count"),
     "flap_rate": Field("share"),
     "candidate": Field("text"),
+    "states": Field("count", "Sockets per state"),
+    "time_wait": Field("count", "TIME-WAIT sockets"),
+    "time_wait_by_remote": Field("count", "TIME-WAIT per remote address and port"),
+    "time_wait_by_remote_port": Field("count", "TIME-WAIT per remote port"),
+    "time_wait_by_local_port": Field("count", "TIME-WAIT per local port"),
     # the parameters, as the settings declare them
     **{s.name: Field("share" if s.display == PERCENT else "count") for s in BBR.settings},
     "min_bytes": Field("bytes"),
@@ -63,6 +68,17 @@ FINDINGS = (
                 "Prefixes",
                 columns=("prefix", "intervals", "bottom_intervals", "duty_cycle", "flaps", "flap_rate", "candidate"),
             ),
+        ),
+    ),
+    FindingSpec(
+        "sockets.states",
+        facts=(
+            "snapshots",
+            "states",
+            "time_wait",
+            "time_wait_by_remote",
+            "time_wait_by_remote_port",
+            "time_wait_by_local_port",
         ),
     ),
 )

@@ -1,0 +1,204 @@
+"""Real host tool output made in network namespaces: what the parsers' tests read.
+
+Each scenario builds its namespaces, makes traffic, runs the tools an engineer would run and
+returns their output by file name, with what is known by construction (the ground truth).
+The live tests (``test_host_lab.py``) run them and check the engine against that truth;
+``python hostlab.py record DIR`` writes the same files for the committed test data
+(``data/lab/README.md`` says how each was made). Nothing leaves the namespaces; they are
+removed on exit, also after a failure. Needs root, ``ip``, ``ss``, ``netstat`` (net-tools),
+``nft``, ``conntrack`` (conntrack-tools) and ``iptables`` for the scenarios that use them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LAB_TRAFFIC = Path(__file__).parents[1] / "lab_traffic.py"
+
+
+def missing(*tools: str) -> str | None:
+    """Why a scenario cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root for network namespaces"
+    absent = [t for t in tools if shutil.which(t) is None]
+    return f"missing {', '.join(absent)} (installed by .ci/run)" if absent else None
+
+
+def sh(*args: str, ns: str | None = None, timeout: float = 60, stdin: str | None = None) -> str:
+    cmd = ["ip", "netns", "exec", ns, *args] if ns else list(args)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=stdin, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout
+
+
+@dataclass
+class Lab:
+    """Namespaces joined by veth pairs; ``ns[name]`` is the namespace's real name."""
+
+    ns: dict[str, str] = field(default_factory=dict)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def add(self, name: str) -> str:
+        real = f"wdn-h{uuid.uuid4().hex[:5]}-{name}"
+        sh("ip", "netns", "add", real)
+        self.ns[name] = real
+        sh("ip", "link", "set", "lo", "up", ns=real)
+        return real
+
+    def link(self, a: str, a_addrs: tuple[str, ...], b: str, b_addrs: tuple[str, ...]) -> tuple[str, str]:
+        """A veth pair between namespaces ``a`` and ``b`` with these addresses; returns the two device names."""
+        tag = uuid.uuid4().hex[:5]
+        da, db = f"v{tag}a", f"v{tag}b"
+        sh("ip", "link", "add", da, "netns", self.ns[a], "type", "veth", "peer", "name", db, "netns", self.ns[b])
+        for ns, dev, addrs in ((a, da, a_addrs), (b, db, b_addrs)):
+            for addr in addrs:
+                self.ex(ns, "ip", "addr", "add", addr, "dev", dev)
+            self.ex(ns, "ip", "link", "set", dev, "up")
+        return da, db
+
+    def ex(self, ns: str, *args: str, timeout: float = 60, stdin: str | None = None) -> str:
+        return sh(*args, ns=self.ns[ns], timeout=timeout, stdin=stdin)
+
+    def spawn(self, ns: str, *args: str) -> subprocess.Popen[bytes]:
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns[ns], *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.procs.append(p)
+        return p
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=5)
+        for real in self.ns.values():
+            subprocess.run(["ip", "netns", "del", real], capture_output=True, check=False)
+
+
+@contextmanager
+def lab() -> Iterator[Lab]:
+    made = Lab()
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def stamp() -> str:
+    """The snapshot line every snapshot kind reads as the time it was taken."""
+    return f"=== {time.time():.3f}\n"
+
+
+# -- TIME-WAIT sockets and the conntrack table -------------------------------------------------
+
+#: Four server ports, as in the TCP_CRR case: one netperf client per port.
+TIMEWAIT_PORTS = (12865, 12866, 12867, 12868)
+CONNECT_AND_CLOSE = """
+import socket, sys
+host, ports, n = sys.argv[1], [int(p) for p in sys.argv[2].split(",")], int(sys.argv[3])
+for port in ports:
+    for _ in range(n):
+        s = socket.create_connection((host, port))
+        s.sendall(b"q")
+        s.recv(1)
+        s.close()  # the client closes first: its side of each connection stays in TIME-WAIT
+print("ok", flush=True)
+"""
+ANSWER_ONE_BYTE = """
+import selectors, socket, sys
+sel = selectors.DefaultSelector()
+for port in sys.argv[1].split(","):
+    ls = socket.create_server(("0.0.0.0", int(port)), backlog=512)
+    ls.setblocking(False)
+    sel.register(ls, selectors.EVENT_READ, "listen")
+print("ready", flush=True)
+while True:
+    for key, _ in sel.select():
+        if key.data == "listen":
+            conn, _ = key.fileobj.accept()
+            conn.setblocking(True)
+            sel.register(conn, selectors.EVENT_READ, "conn")
+        else:
+            data = key.fileobj.recv(16)
+            if data:
+                key.fileobj.sendall(b"r")
+            else:
+                sel.unregister(key.fileobj)
+                key.fileobj.close()
+"""
+CONNTRACK_RULES = """table inet track {
+  chain out {
+    type filter hook output priority 0;
+    ct state new counter
+  }
+}
+"""
+
+
+@dataclass
+class TimeWait:
+    """What the TIME-WAIT scenario made: the files, and the connections it opened per server port."""
+
+    files: dict[str, str]
+    per_port: int
+    ports: tuple[int, ...]
+    server: str
+
+
+def timewait_and_conntrack(per_port: int = 150) -> TimeWait:
+    """A client opens and closes ``per_port`` connections to each of four server ports, with conntrack on.
+
+    Read in the client namespace afterwards: ``netstat -tan``, ``ss -tan``, ``ss -tan state time-wait``,
+    ``/proc/net/stat/nf_conntrack``, ``conntrack -S``, ``nf_conntrack_count``/``_max`` (bare, and by
+    ``sysctl``), ``netstat -i``.
+    """
+    with lab() as lb:
+        lb.add("client")
+        lb.add("server")
+        lb.link("client", ("10.78.0.1/24",), "server", ("10.78.0.2/24",))
+        lb.ex("client", "nft", "-f", "-", stdin=CONNTRACK_RULES)
+        ports = ",".join(map(str, TIMEWAIT_PORTS))
+        server = lb.spawn("server", sys.executable, "-c", ANSWER_ONE_BYTE, ports)
+        assert server.stdout is not None and server.stdout.readline().strip() == b"ready"
+        lb.ex("client", sys.executable, "-c", CONNECT_AND_CLOSE, "10.78.0.2", ports, str(per_port), timeout=120)
+        files = {
+            "netstat-tan.txt": lb.ex("client", "netstat", "-tan"),
+            "ss-tan.txt": lb.ex("client", "ss", "-tan"),
+            "ss-tan-state-time-wait.txt": lb.ex("client", "ss", "-tan", "state", "time-wait"),
+            "proc-net-stat-nf_conntrack.txt": lb.ex("client", "cat", "/proc/net/stat/nf_conntrack"),
+            "conntrack-S.txt": lb.ex("client", "conntrack", "-S"),
+            "nf_conntrack_count": lb.ex("client", "cat", "/proc/sys/net/netfilter/nf_conntrack_count"),
+            "nf_conntrack_max": lb.ex("client", "cat", "/proc/sys/net/netfilter/nf_conntrack_max"),
+            "sysctl-nf_conntrack.txt": lb.ex(
+                "client", "sysctl", "net.netfilter.nf_conntrack_count", "net.netfilter.nf_conntrack_max"
+            ),
+            "netstat-i.txt": lb.ex("client", "netstat", "-i"),
+        }
+        return TimeWait(files, per_port, TIMEWAIT_PORTS, "10.78.0.2")
+
+
+def record(directory: Path) -> None:
+    """Write every scenario's files into ``directory`` (the committed test data)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    tw = timewait_and_conntrack()
+    for name, text in tw.files.items():
+        (directory / name).write_text(text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "record":
+        raise SystemExit("usage: python hostlab.py record DIR")
+    record(Path(sys.argv[2]))

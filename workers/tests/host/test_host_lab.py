@@ -1,0 +1,55 @@
+"""The host tools run live in network namespaces (``hostlab.py``); the engine must read what they print now.
+
+The committed copies in ``data/lab/`` are read by ``test_host_recorded.py``; these tests make the same
+output again on the machine they run on, so a new kernel's or tool's format shows up here first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hostlab
+import pytest
+
+from whodunnet.engine import analyze
+from whodunnet.model import Finding
+
+
+def one(findings: tuple[Finding, ...], kind: str) -> Finding:
+    (f,) = [f for f in findings if f.kind == kind]
+    return f
+
+
+def write(tmp_path: Path, files: dict[str, str]) -> dict[str, Path]:
+    out = {}
+    for name, text in files.items():
+        out[name] = tmp_path / name
+        out[name].write_text(text)
+    return out
+
+
+@pytest.mark.skipif((why := hostlab.missing("ip", "ss", "netstat", "nft", "conntrack")) is not None, reason=str(why))
+def test_it_reads_the_conntrack_table_and_time_wait_sockets_as_the_tools_print_them_here(tmp_path: Path) -> None:
+    made = hostlab.timewait_and_conntrack(per_port=50)
+    connections = made.per_port * len(made.ports)
+    files = write(tmp_path, made.files)
+    result = analyze(list(files.values()))
+    kinds = {Path(e.path).name: e.kind for e in result.evidence}
+    assert kinds == {
+        "netstat-tan.txt": "sockets",
+        "ss-tan.txt": "sockets",
+        "ss-tan-state-time-wait.txt": "sockets",
+        "proc-net-stat-nf_conntrack.txt": "counters",
+        "conntrack-S.txt": "counters",
+        "nf_conntrack_count": "sysctl",
+        "nf_conntrack_max": "sysctl",
+        "sysctl-nf_conntrack.txt": "counters",
+        "netstat-i.txt": "counters",
+    }, [(e.path, e.error) for e in result.evidence]
+    assert all(e.summary.get("bad_line_count") == 0 for e in result.evidence), [
+        (e.path, e.summary.get("bad_lines")) for e in result.evidence
+    ]
+    stat = next(e for e in result.evidence if e.path.endswith("proc-net-stat-nf_conntrack.txt"))
+    assert stat.summary["conntrack"]["entries"] == connections
+    ct = one(analyze([files["nf_conntrack_count"], files["nf_conntrack_max"]]).findings, "host.conntrack_pressure")
+    assert ct.data["count"] == connections and ct.data["max"] >= connections

@@ -1,0 +1,105 @@
+"""Tool output recorded on the development VM (``data/lab/``, made by ``hostlab.py``): what each parser reads.
+
+The truth is known by construction: the client opened and closed 150 connections to each of four
+server ports, so 600 of its sockets are in TIME-WAIT and conntrack tracks 600 connections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from host_testdata import HOST_DATA
+
+from whodunnet.detect import sniff
+from whodunnet.engine import analyze
+from whodunnet.model import Finding
+
+LAB = HOST_DATA / "lab"
+CONNECTIONS = 600
+
+
+def one(findings: tuple[Finding, ...] | list[Finding], kind: str) -> Finding:
+    (f,) = [f for f in findings if f.kind == kind]
+    return f
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("proc-net-stat-nf_conntrack.txt", "counters"),
+        ("conntrack-S.txt", "counters"),
+        ("netstat-i.txt", "counters"),
+        ("nf_conntrack_count", "sysctl"),
+        ("nf_conntrack_max", "sysctl"),
+        ("sysctl-nf_conntrack.txt", "counters"),
+    ],
+)
+def test_it_detects_the_recorded_outputs(name: str, kind: str) -> None:
+    assert sniff((LAB / name).read_bytes()) == kind
+
+
+def test_it_reads_the_nf_conntrack_stat_of_current_kernels_under_conntrack_s_names() -> None:
+    (ev,) = analyze([LAB / "proc-net-stat-nf_conntrack.txt"]).evidence
+    ct = ev.summary["conntrack"]
+    assert ev.summary["formats"] == ["/proc/net/stat/nf_conntrack"] and ev.summary["bad_line_count"] == 0
+    assert ct["entries"] == CONNECTIONS  # the same in every CPU's row: not summed
+    assert "clash_resolve" in ct and "chaintoolong" in ct and "clashres" not in ct and "chainlength" not in ct
+    (s,) = analyze([LAB / "conntrack-S.txt"]).evidence
+    # conntrack -S reads the same per-CPU counters over netlink: every one of its names is a column here
+    assert s.summary["formats"] == ["conntrack -S"] and set(s.summary["conntrack"]) <= set(ct)
+
+
+def test_it_reads_bare_nf_conntrack_count_and_max_files_by_their_names(tmp_path: Path) -> None:
+    result = analyze([LAB / "nf_conntrack_count", LAB / "nf_conntrack_max"])
+    assert [e.summary["bare_value"] for e in result.evidence] == [str(CONNECTIONS), "262144"]
+    f = one(result.findings, "host.conntrack_pressure")
+    assert (f.data["count"], f.data["max"]) == (CONNECTIONS, 262144)
+    assert [(r.evidence, r.label) for r in f.refs] == [
+        (1, "net.netfilter.nf_conntrack_max"),
+        (0, "net.netfilter.nf_conntrack_count"),
+    ]
+    # Under a name that does not say which setting it is, the value is kept but not guessed at.
+    anonymous = tmp_path / "value.txt"
+    anonymous.write_bytes((LAB / "nf_conntrack_max").read_bytes())
+    (ev,) = analyze([anonymous]).evidence
+    assert ev.kind == "sysctl" and ev.summary["bare_value"] == "262144"
+    assert not [f for f in analyze([anonymous]).findings if f.kind == "host.conntrack_pressure"]
+
+
+def test_the_sysctl_view_of_the_same_table_agrees() -> None:
+    f = one(analyze([LAB / "sysctl-nf_conntrack.txt"]).findings, "host.conntrack_pressure")
+    assert (f.data["count"], f.data["max"]) == (CONNECTIONS, 262144)
+
+
+def test_it_reads_netstat_i_of_net_tools_2_10() -> None:
+    (ev,) = analyze([LAB / "netstat-i.txt"]).evidence
+    ifaces = ev.summary["interfaces"]
+    assert ev.summary["bad_line_count"] == 0 and set(ifaces) == {"lo", "vd3c58a"}
+    assert ifaces["vd3c58a"]["rx_packets"] == 2401 and ifaces["vd3c58a"]["tx_packets"] == 3603
+    assert ifaces["vd3c58a"]["rx_dropped"] == 0
+
+
+@pytest.mark.parametrize("name", ["netstat-tan.txt", "ss-tan.txt"])
+def test_it_counts_time_wait_sockets_per_remote_port(name: str) -> None:
+    result = analyze([LAB / name])
+    (ev,) = result.evidence
+    assert ev.kind == "sockets" and ev.summary["bad_line_count"] == 0
+    f = one(result.findings, "sockets.states")
+    assert f.data["states"] == {"TIME-WAIT": CONNECTIONS} and f.data["time_wait"] == CONNECTIONS
+    assert f.data["time_wait_by_remote_port"] == {str(p): 150 for p in (12865, 12866, 12867, 12868)}
+    assert f.data["time_wait_by_remote"] == {f"10.78.0.2:{p}": 150 for p in (12865, 12866, 12867, 12868)}
+    assert f.severity == "info" and "TIME-WAIT to 4 remote ports" in f.title
+    assert not [f for f in result.findings if f.kind in ("sockets.summary", "sockets.bbr_candidates")]
+
+
+def test_ss_with_one_state_filter_prints_no_state_column_and_the_command_says_which(tmp_path: Path) -> None:
+    bare = LAB / "ss-tan-state-time-wait.txt"
+    f = one(analyze([bare]).findings, "sockets.states")
+    assert f.data["states"] == {"unknown": CONNECTIONS} and "not in the file" in f.explanation
+    with_command = tmp_path / "ss.txt"
+    with_command.write_text("$ ss -tan state time-wait\n" + bare.read_text())
+    (ev,) = analyze([with_command]).evidence
+    assert ev.summary["bad_line_count"] == 0 and ev.summary["sockets"] == CONNECTIONS
+    f = one(analyze([with_command]).findings, "sockets.states")
+    assert f.data["states"] == {"TIME-WAIT": CONNECTIONS} and f.data["time_wait_by_remote_port"]["12867"] == 150
