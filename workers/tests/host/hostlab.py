@@ -12,6 +12,7 @@ removed on exit, also after a failure. Needs root, ``ip``, ``ss``, ``netstat`` (
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -190,12 +191,110 @@ def timewait_and_conntrack(per_port: int = 150) -> TimeWait:
         return TimeWait(files, per_port, TIMEWAIT_PORTS, "10.78.0.2")
 
 
+# -- a middlebox's firewall counters -----------------------------------------------------------
+
+ROUTER_IPTABLES = (
+    ("-A", "FORWARD", "-p", "tcp", "--dport", "9", "-j", "DROP"),
+    ("-A", "FORWARD", "-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"),
+    ("-A", "FORWARD", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"),
+    ("-A", "FORWARD", "-p", "tcp", "--dport", "7000", "-j", "ACCEPT"),
+    ("-A", "FORWARD", "-p", "icmp", "-j", "ACCEPT"),
+    ("-P", "FORWARD", "DROP"),
+)
+#: A second, native nftables table on the router: a named counter and a set of blocked sources.
+ROUTER_NFT = """table inet mbox {
+  counter syn_to_discard { }
+  set blocked { type ipv4_addr; elements = { 192.0.2.1, 192.0.2.2 } }
+  chain screen {
+    type filter hook forward priority -10; policy accept;
+    ip saddr @blocked counter drop
+    tcp dport 9 tcp flags syn counter name syn_to_discard
+  }
+}
+"""
+SYN_TO_DISCARD = """
+import socket, sys
+for _ in range(int(sys.argv[2])):
+    s = socket.socket()
+    s.settimeout(float(sys.argv[3]))
+    try:
+        s.connect((sys.argv[1], 9))
+    except OSError:
+        pass
+    s.close()
+print("ok", flush=True)
+"""
+FETCH = """
+import socket, sys
+with socket.create_connection((sys.argv[1], 7000)) as s:
+    s.sendall(b"q" * 100)
+    got = 0
+    while got < int(sys.argv[2]):
+        got += len(s.recv(65536))
+print(got, flush=True)
+"""
+CLIENT_COUNTS_SYNS = """table inet seen {
+  chain out {
+    type filter hook output priority 0;
+    tcp dport 9 tcp flags syn counter
+  }
+}
+"""
+
+
+@dataclass
+class Middlebox:
+    """The firewall scenario's files, and the SYNs the client sent to the dropped port (counted by the client)."""
+
+    files: dict[str, str]
+    syns_sent: int
+
+
+def middlebox_firewall(attempts: int = 6, timeout_s: float = 1.5) -> Middlebox:
+    """A client fetches from a server through a router whose firewall drops TCP port 9; it also tries port 9.
+
+    The router's ``iptables -L -v -x -n``, ``iptables -L -v -n``, ``iptables-save -c`` and ``nft list ruleset``
+    are read before and after (each file a ``=== <epoch>`` line, then the output).
+    """
+    with lab() as lb:
+        for name in ("client", "router", "server"):
+            lb.add(name)
+        lb.link("client", ("10.79.1.2/24",), "router", ("10.79.1.1/24",))
+        lb.link("router", ("10.79.2.1/24",), "server", ("10.79.2.2/24",))
+        lb.ex("client", "ip", "route", "add", "default", "via", "10.79.1.1")
+        lb.ex("server", "ip", "route", "add", "default", "via", "10.79.2.1")
+        lb.ex("router", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+        for rule in ROUTER_IPTABLES:
+            lb.ex("router", "iptables", *rule)
+        lb.ex("router", "nft", "-f", "-", stdin=ROUTER_NFT)
+        lb.ex("client", "nft", "-f", "-", stdin=CLIENT_COUNTS_SYNS)
+        server = lb.spawn("server", sys.executable, str(LAB_TRAFFIC), "server", "rr", "7000", "300000")
+        time.sleep(0.3)
+        assert server.poll() is None, "the server did not start"
+
+        def snapshot(when: str) -> dict[str, str]:
+            return {
+                f"iptables-L-vxn-{when}.txt": stamp() + lb.ex("router", "iptables", "-L", "-v", "-x", "-n"),
+                f"iptables-L-vn-{when}.txt": stamp() + lb.ex("router", "iptables", "-L", "-v", "-n"),
+                f"iptables-save-c-{when}.txt": stamp() + lb.ex("router", "iptables-save", "-c"),
+                f"nft-list-ruleset-{when}.txt": stamp() + lb.ex("router", "nft", "list", "ruleset"),
+            }
+
+        files = snapshot("before")
+        lb.ex("client", sys.executable, "-c", FETCH, "10.79.2.2", "300000")
+        lb.ex("client", sys.executable, "-c", SYN_TO_DISCARD, "10.79.2.2", str(attempts), str(timeout_s), timeout=60)
+        files |= snapshot("after")
+        seen = lb.ex("client", "nft", "list", "chain", "inet", "seen", "out")
+        syns = int(re.search(r"counter packets (\d+)", seen).group(1))  # type: ignore[union-attr]
+        return Middlebox(files, syns)
+
+
 def record(directory: Path) -> None:
     """Write every scenario's files into ``directory`` (the committed test data)."""
     directory.mkdir(parents=True, exist_ok=True)
-    tw = timewait_and_conntrack()
-    for name, text in tw.files.items():
-        (directory / name).write_text(text)
+    for files in (timewait_and_conntrack().files, middlebox_firewall().files):
+        for name, text in files.items():
+            (directory / name).write_text(text)
 
 
 if __name__ == "__main__":

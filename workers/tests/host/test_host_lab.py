@@ -53,3 +53,14 @@ def test_it_reads_the_conntrack_table_and_time_wait_sockets_as_the_tools_print_t
     assert stat.summary["conntrack"]["entries"] == connections
     ct = one(analyze([files["nf_conntrack_count"], files["nf_conntrack_max"]]).findings, "host.conntrack_pressure")
     assert ct.data["count"] == connections and ct.data["max"] >= connections
+
+
+@pytest.mark.skipif((why := hostlab.missing("ip", "nft", "iptables")) is not None, reason=str(why))
+def test_the_firewall_drops_match_the_syns_the_client_sent(tmp_path: Path) -> None:
+    made = hostlab.middlebox_firewall(attempts=3, timeout_s=1.5)
+    files = write(tmp_path, made.files)
+    for fmt in ("iptables-L-vxn", "iptables-save-c", "nft-list-ruleset"):
+        result = analyze([files[f"{fmt}-before.txt"], files[f"{fmt}-after.txt"]])
+        assert [e.kind for e in result.evidence] == ["firewall", "firewall"], fmt
+        f = one(result.findings, "firewall.drops")
+        assert f.data["dropped_packets"] == made.syns_sent and made.syns_sent >= 3, (fmt, f.title)

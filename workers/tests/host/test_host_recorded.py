@@ -103,3 +103,55 @@ def test_ss_with_one_state_filter_prints_no_state_column_and_the_command_says_wh
     assert ev.summary["bad_line_count"] == 0 and ev.summary["sockets"] == CONNECTIONS
     f = one(analyze([with_command]).findings, "sockets.states")
     assert f.data["states"] == {"TIME-WAIT": CONNECTIONS} and f.data["time_wait_by_remote_port"]["12867"] == 150
+
+
+#: The client tried TCP port 9 six times with a 1.5 s timeout: a SYN and its retry 1 s later each time.
+SYNS_TO_PORT_9 = 12
+FIREWALL_FORMATS = {
+    "iptables-L-vxn": ("iptables -L", "-p tcp tcp dpt:9 -j DROP"),
+    "iptables-L-vn": ("iptables -L", "-p tcp tcp dpt:9 -j DROP"),
+    "iptables-save-c": ("iptables-save", "-p tcp -m tcp --dport 9 -j DROP"),
+    "nft-list-ruleset": ("nft list ruleset", "tcp dport 9 counter drop"),
+}
+
+
+@pytest.mark.parametrize("name", list(FIREWALL_FORMATS))
+def test_it_names_the_firewall_rule_that_dropped_the_syns_between_two_snapshots(name: str) -> None:
+    fmt, rule = FIREWALL_FORMATS[name]
+    before, after = LAB / f"{name}-before.txt", LAB / f"{name}-after.txt"
+    assert sniff(before.read_bytes()) == sniff(after.read_bytes()) == "firewall"
+    result = analyze([after, before])  # given out of order: the snapshots' times order them
+    assert [e.summary["formats"] for e in result.evidence] == [[fmt], [fmt]]
+    assert all(e.summary["bad_line_count"] == 0 for e in result.evidence)
+    f = one(result.findings, "firewall.drops")
+    (top,) = f.data["rules"]
+    assert (top["chain"], top["rule"], top["verdict"]) == ("FORWARD", rule, "drop")
+    assert (top["packets"], top["bytes"]) == (SYNS_TO_PORT_9, SYNS_TO_PORT_9 * 60)
+    assert f.data["evidence"] == [1, 0] and 9 < f.data["interval_s"] < 10
+    # 12 of the 40 packets the FORWARD rules decided on (the fetch's 28 were accepted)
+    (table,) = [t for t in f.data["tables"] if t["dropped_packets"]]
+    assert (table["dropped_packets"], table["decided_packets"]) == (12, 40)
+    assert f.severity == "medium" and f.title.startswith(f"FORWARD: '{rule}' dropped 12 packets (720 bytes)")
+    assert {r.evidence for r in f.refs} == {0, 1}
+
+
+def test_one_firewall_snapshot_gives_totals_since_the_rules_were_loaded() -> None:
+    f = one(analyze([LAB / "nft-list-ruleset-after.txt"]).findings, "firewall.drops")
+    assert f.severity == "low" and "since the rules were loaded" in f.title and f.data["dropped_packets"] == 12
+    (ev,) = analyze([LAB / "nft-list-ruleset-after.txt"]).evidence
+    rules = {r["key"]: r for r in ev.summary["rules"]}
+    # the native table's named counter and its rules, beside iptables-nft's table
+    assert rules["inet mbox/(named counters): counter syn_to_discard"]["packets"] == SYNS_TO_PORT_9
+    assert rules["inet mbox/screen: ip saddr @blocked counter drop"]["packets"] == 0
+    assert ev.summary["policies"] == {"ip filter/FORWARD": "drop", "inet mbox/screen": "accept"}
+
+
+def test_rounded_iptables_counters_are_read_and_said_to_be_rounded() -> None:
+    (ev,) = analyze([LAB / "iptables-L-vn-after.txt"]).evidence
+    accepted = next(r for r in ev.summary["rules"] if "RELATED,ESTABLISHED" in r["rule"])
+    exact = next(
+        r
+        for r in analyze([LAB / "iptables-L-vxn-after.txt"]).evidence[0].summary["rules"]
+        if r["key"] == accepted["key"]
+    )
+    assert accepted["rounded"] and accepted["bytes"] == round(exact["bytes"], -3)

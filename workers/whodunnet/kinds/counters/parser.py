@@ -231,7 +231,7 @@ class CounterParser:
             return
         if (m := _CONNTRACK_S.match(stripped)) is not None:
             self._format("conntrack -S")
-            for k, v in (p.split("=") for p in m.group("body").split()):
+            for k, v in re.findall(r"(\w+)=(\d+)", m.group("body")):
                 self.snap.conntrack[k] = self.snap.conntrack.get(k, 0) + int(v)
                 self.snap.conntrack_lines.setdefault(k, n)
             return
