@@ -1022,6 +1022,93 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       ]
     },
     {
+      "name": "firewall",
+      "label": "Firewall rule counters",
+      "snapshot": true,
+      "connections": false,
+      "settings": [],
+      "findings": [
+        "firewall.drops"
+      ],
+      "keys": [
+        {
+          "key": "delta",
+          "label": "Difference of two snapshots",
+          "unit": "text"
+        },
+        {
+          "key": "interval_s",
+          "label": "Interval",
+          "unit": "seconds"
+        },
+        {
+          "key": "evidence",
+          "label": "Evidence",
+          "unit": "count"
+        },
+        {
+          "key": "dropped_packets",
+          "label": "Packets dropped or rejected",
+          "unit": "count"
+        },
+        {
+          "key": "dropped_bytes",
+          "label": "Bytes dropped or rejected",
+          "unit": "bytes"
+        },
+        {
+          "key": "table",
+          "label": "Table",
+          "unit": "text"
+        },
+        {
+          "key": "chain",
+          "label": "Chain",
+          "unit": "text"
+        },
+        {
+          "key": "rule",
+          "label": "Rule",
+          "unit": "text"
+        },
+        {
+          "key": "verdict",
+          "label": "Verdict",
+          "unit": "text"
+        },
+        {
+          "key": "packets",
+          "label": "Packets",
+          "unit": "count"
+        },
+        {
+          "key": "bytes",
+          "label": "Bytes",
+          "unit": "bytes"
+        },
+        {
+          "key": "new",
+          "label": "New rule",
+          "unit": "text"
+        },
+        {
+          "key": "decided_packets",
+          "label": "Packets its counted rules decided on",
+          "unit": "count"
+        },
+        {
+          "key": "share",
+          "label": "Share dropped",
+          "unit": "share"
+        },
+        {
+          "key": "resets",
+          "label": "Counters reset",
+          "unit": "text"
+        }
+      ]
+    },
+    {
       "name": "sockets",
       "label": "Socket statistics (ss)",
       "snapshot": false,
@@ -1109,7 +1196,8 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       ],
       "findings": [
         "sockets.summary",
-        "sockets.bbr_candidates"
+        "sockets.bbr_candidates",
+        "sockets.states"
       ],
       "keys": [
         {
@@ -1211,6 +1299,31 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "candidate",
           "label": "Candidate",
           "unit": "text"
+        },
+        {
+          "key": "states",
+          "label": "Sockets per state",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait",
+          "label": "TIME-WAIT sockets",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_remote",
+          "label": "TIME-WAIT per remote address and port",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_remote_port",
+          "label": "TIME-WAIT per remote port",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_local_port",
+          "label": "TIME-WAIT per local port",
+          "unit": "count"
         },
         {
           "key": "bottom_share",
@@ -1951,6 +2064,46 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "keys": []
     },
     {
+      "kind": "firewall.drops",
+      "evidence_kind": "firewall",
+      "view": "",
+      "facts": [
+        "dropped_packets",
+        "dropped_bytes",
+        "interval_s",
+        "delta",
+        "resets"
+      ],
+      "tables": [
+        {
+          "key": "rules",
+          "label": "Dropping rules",
+          "columns": [
+            "table",
+            "chain",
+            "rule",
+            "verdict",
+            "packets",
+            "bytes",
+            "new"
+          ],
+          "by": ""
+        },
+        {
+          "key": "tables",
+          "label": "Per table",
+          "columns": [
+            "table",
+            "decided_packets",
+            "dropped_packets",
+            "share"
+          ],
+          "by": ""
+        }
+      ],
+      "keys": []
+    },
+    {
       "kind": "sockets.summary",
       "evidence_kind": "sockets",
       "view": "",
@@ -2003,6 +2156,21 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "by": ""
         }
       ],
+      "keys": []
+    },
+    {
+      "kind": "sockets.states",
+      "evidence_kind": "sockets",
+      "view": "",
+      "facts": [
+        "snapshots",
+        "states",
+        "time_wait",
+        "time_wait_by_remote",
+        "time_wait_by_remote_port",
+        "time_wait_by_local_port"
+      ],
+      "tables": [],
       "keys": []
     },
     {
