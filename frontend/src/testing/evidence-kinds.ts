@@ -1301,6 +1301,66 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "text"
         },
         {
+          "key": "slowness",
+          "label": "Slower than the others (over time)",
+          "unit": "share"
+        },
+        {
+          "key": "p_value",
+          "label": "Sign test p",
+          "unit": "number"
+        },
+        {
+          "key": "why_not",
+          "label": "Why not a candidate",
+          "unit": "text"
+        },
+        {
+          "key": "median_rate_bps",
+          "label": "Median delivery rate",
+          "unit": "bit/s"
+        },
+        {
+          "key": "flows",
+          "label": "Flows",
+          "unit": "count"
+        },
+        {
+          "key": "flows_seen_once",
+          "label": "Flows seen in one snapshot only",
+          "unit": "count"
+        },
+        {
+          "key": "rwnd_limited_share",
+          "label": "Receive-window-limited (median share of busy time)",
+          "unit": "share"
+        },
+        {
+          "key": "interval_s",
+          "label": "Time between snapshots",
+          "unit": "seconds"
+        },
+        {
+          "key": "tie",
+          "label": "Rates closer than this are a tie",
+          "unit": "share"
+        },
+        {
+          "key": "left_out_small",
+          "label": "Samples left out: small flows",
+          "unit": "count"
+        },
+        {
+          "key": "left_out_app_limited",
+          "label": "Samples left out: application-limited",
+          "unit": "count"
+        },
+        {
+          "key": "limits",
+          "label": "What these snapshots can and cannot tell",
+          "unit": "text"
+        },
+        {
           "key": "states",
           "label": "Sockets per state",
           "unit": "count"
@@ -2137,8 +2197,15 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "intervals",
+        "interval_s",
         "candidates",
-        "params"
+        "limits",
+        "flows",
+        "flows_seen_once",
+        "params",
+        "tie",
+        "left_out_small",
+        "left_out_app_limited"
       ],
       "tables": [
         {
@@ -2147,11 +2214,18 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "columns": [
             "prefix",
             "intervals",
+            "median_rate_bps",
+            "slowness",
             "bottom_intervals",
             "duty_cycle",
             "flaps",
             "flap_rate",
-            "candidate"
+            "p_value",
+            "flows",
+            "flows_seen_once",
+            "rwnd_limited_share",
+            "candidate",
+            "why_not"
           ],
           "by": ""
         }

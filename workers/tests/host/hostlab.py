@@ -289,12 +289,105 @@ def middlebox_firewall(attempts: int = 6, timeout_s: float = 1.5) -> Middlebox:
         return Middlebox(files, syns)
 
 
+# -- delivery rates towards several prefixes over time (seed 003) ---------------------------------
+
+DELAYLINE = Path(__file__).parents[1] / "delayline.py"
+#: One-way delay added to each client prefix's ACKs, in ms: the round-trip time each prefix sees.
+PREFIX_DELAYS_MS = {"10.81.1": 60.0, "10.81.2": 8.0, "10.81.3": 12.0, "10.81.4": 18.0, "10.81.5": 30.0}
+#: The prefix that is always slowest, and the one that ties with it in some intervals: then its ACKs
+#: take a delay line 8 % longer than the slowest prefix's: a difference within the noise of delivery-rate samples.
+SLOWEST, TYING = "10.81.1", "10.81.2"
+TIE_DELAY_MS = 65.0
+READER = """
+import socket, sys, threading
+def one(src):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(sys.argv[3]))
+    s.bind((src, 0))
+    s.connect((sys.argv[1], int(sys.argv[2])))
+    while s.recv(65536):
+        pass
+for src in sys.argv[4:]:
+    threading.Thread(target=one, args=(src,), daemon=True).start()
+print("ready", flush=True)
+threading.Event().wait()
+"""
+
+
+@dataclass
+class PrefixRun:
+    """``ss -tin state established`` snapshots on the edge, and which intervals the tying prefix was slow in."""
+
+    text: str
+    tie_intervals: list[int]
+    flows_per_prefix: int
+
+
+def prefixes_over_time(
+    intervals: int = 12,
+    every_s: float = 1.0,
+    ties: tuple[int, ...] = (1, 3, 5, 7, 9, 11),
+    flows_per_prefix: int = 2,
+    tie_delay_ms: float = TIE_DELAY_MS,
+) -> PrefixRun:
+    """An edge server sends bulk data to clients in five /24 prefixes, each behind its own delay.
+
+    The clients' ACKs cross a router where each prefix has a delay line (``PREFIX_DELAYS_MS``), so
+    each prefix sees another round-trip time; the clients read with a 16 KB receive buffer, so a
+    flow's delivery rate is its window over its round-trip time. In the intervals ``ties`` the
+    second prefix's ACKs are routed through a delay line of ``tie_delay_ms``: it is then as slow
+    as the slowest (a little slower by default). The edge runs ``ss -tin state established`` every
+    ``every_s`` seconds, each snapshot after a ``=== <epoch>`` line.
+    """
+    with lab() as lb:
+        for name in ("edge", "router", "clients"):
+            lb.add(name)
+        edge_dev, router_edge = lb.link("edge", ("10.80.0.1/24",), "router", ("10.80.0.2/24",))
+        router_clients, _ = lb.link(
+            "router", ("10.81.0.1/16",), "clients", tuple(f"{p}.2/16" for p in PREFIX_DELAYS_MS)
+        )
+        lb.ex("edge", "ip", "route", "add", "10.81.0.0/16", "via", "10.80.0.2")
+        lb.ex("clients", "ip", "route", "add", "default", "via", "10.81.0.1")
+        lb.ex("router", "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0")
+        tuns = {}
+        for k, (prefix, delay) in enumerate([*PREFIX_DELAYS_MS.items(), ("tie", tie_delay_ms)], start=1):
+            tun = f"wdt{k}{uuid.uuid4().hex[:4]}"
+            line = lb.spawn("router", sys.executable, str(DELAYLINE), tun, str(delay / 1000))
+            assert line.stdout is not None and line.stdout.readline().strip() == b"ready"
+            lb.ex("router", "ip", "link", "set", tun, "up")
+            lb.ex("router", "sysctl", "-qw", f"net.ipv4.conf.{tun}.rp_filter=0")
+            lb.ex("router", "ip", "route", "add", "default", "dev", tun, "table", str(100 + k))
+            if prefix != "tie":
+                lb.ex("router", "ip", "rule", "add", "iif", router_clients, "from", f"{prefix}.0/24", "lookup",
+                      str(100 + k))  # fmt: skip
+            tuns[prefix] = (tun, 100 + k)
+        server = lb.spawn("edge", sys.executable, str(LAB_TRAFFIC), "server", "bulk", "7001")
+        time.sleep(0.3)
+        assert server.poll() is None, "the bulk server did not start"
+        sources = [f"{p}.2" for p in PREFIX_DELAYS_MS for _ in range(flows_per_prefix)]
+        reader = lb.spawn("clients", sys.executable, "-c", READER, "10.80.0.1", "7001", "16384", *sources)
+        assert reader.stdout is not None and reader.stdout.readline().strip() == b"ready"
+        slow_tun, tying_table = tuns["tie"][0], tuns[TYING][1]
+        fast_tun = tuns[TYING][0]
+        snapshots = []
+        time.sleep(every_s)  # the flows leave slow start
+        for i in range(intervals):
+            tun = slow_tun if i in ties else fast_tun
+            lb.ex("router", "ip", "route", "replace", "default", "dev", tun, "table", str(tying_table))
+            time.sleep(every_s)
+            snapshots.append(stamp() + lb.ex("edge", "ss", "-tin", "state", "established"))
+        del edge_dev, router_edge
+        return PrefixRun("".join(snapshots), sorted(ties), flows_per_prefix)
+
+
 def record(directory: Path) -> None:
     """Write every scenario's files into ``directory`` (the committed test data)."""
     directory.mkdir(parents=True, exist_ok=True)
     for files in (timewait_and_conntrack().files, middlebox_firewall().files):
         for name, text in files.items():
             (directory / name).write_text(text)
+    run = prefixes_over_time()
+    (directory / "ss-tin-state-established-5-prefixes.txt").write_text(run.text)
 
 
 if __name__ == "__main__":

@@ -64,3 +64,24 @@ def test_the_firewall_drops_match_the_syns_the_client_sent(tmp_path: Path) -> No
         assert [e.kind for e in result.evidence] == ["firewall", "firewall"], fmt
         f = one(result.findings, "firewall.drops")
         assert f.data["dropped_packets"] == made.syns_sent and made.syns_sent >= 3, (fmt, f.title)
+
+
+@pytest.mark.skipif((why := hostlab.missing("ip", "ss")) is not None, reason=str(why))
+@pytest.mark.skipif(not Path("/dev/net/tun").exists(), reason="/dev/net/tun is missing (needed for the delay lines)")
+def test_the_prefix_behind_the_longest_delay_is_the_bbr_candidate_even_when_another_ties_with_it(
+    tmp_path: Path,
+) -> None:
+    # The tying prefix takes a delay line as long as the slowest's, so that the tie holds on a busy machine
+    # (where a Python delay line adds its own delay); 1.5 s between snapshots lets its rate settle after
+    # each switch. The committed recording (test_host_recorded.py) has it 8 % slower in its ties.
+    slowest_ms = hostlab.PREFIX_DELAYS_MS[hostlab.SLOWEST]
+    run = hostlab.prefixes_over_time(intervals=6, every_s=1.5, ties=(1, 3, 5), tie_delay_ms=slowest_ms)
+    path = tmp_path / "ss.txt"
+    path.write_text(run.text)
+    result = analyze([path])
+    (ev,) = result.evidence
+    assert ev.kind == "sockets" and ev.summary["bad_line_count"] == 0 and ev.summary["snapshots"] == 6
+    f = one(result.findings, "sockets.bbr_candidates")
+    assert f.data["candidates"] == [f"{hostlab.SLOWEST}.0/24"], f.data["prefixes"]
+    rows = {r["prefix"]: r for r in f.data["prefixes"]}
+    assert len(rows) == len(hostlab.PREFIX_DELAYS_MS) and not rows[f"{hostlab.TYING}.0/24"]["candidate"]
