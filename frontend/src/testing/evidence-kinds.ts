@@ -1491,6 +1491,51 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "share",
           "label": "Share",
           "unit": "share"
+        },
+        {
+          "key": "offset_ms",
+          "label": "Delay it adds",
+          "unit": "ms"
+        },
+        {
+          "key": "mode",
+          "label": "Stands out",
+          "unit": "text"
+        },
+        {
+          "key": "baseline_ms",
+          "label": "The service's own latency (p25)",
+          "unit": "ms"
+        },
+        {
+          "key": "spread_ms",
+          "label": "Its spread (p25 \u2212 p5)",
+          "unit": "ms"
+        },
+        {
+          "key": "tail_ratio",
+          "label": "p99 / median",
+          "unit": "number"
+        },
+        {
+          "key": "failed",
+          "label": "Failed requests",
+          "unit": "count"
+        },
+        {
+          "key": "failed_share",
+          "label": "Failed share",
+          "unit": "share"
+        },
+        {
+          "key": "failed_at_ms",
+          "label": "Failed after (median)",
+          "unit": "ms"
+        },
+        {
+          "key": "reason",
+          "label": "Reason",
+          "unit": "text"
         }
       ]
     },
@@ -2255,6 +2300,12 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "samples",
         "percentiles_ms",
         "matches",
+        "baseline_ms",
+        "spread_ms",
+        "tail_ratio",
+        "failed",
+        "failed_share",
+        "failed_at_ms",
         "format",
         "column"
       ],
@@ -2265,9 +2316,20 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "columns": [
             "name",
             "meaning",
+            "offset_ms",
             "window_ms",
             "count",
-            "share"
+            "share",
+            "mode"
+          ],
+          "by": ""
+        },
+        {
+          "key": "failures",
+          "label": "Failed requests",
+          "columns": [
+            "reason",
+            "count"
           ],
           "by": ""
         },

@@ -380,6 +380,106 @@ def prefixes_over_time(
         return PrefixRun("".join(snapshots), sorted(ties), flows_per_prefix)
 
 
+# -- request latencies with TCP timers in them ---------------------------------------------------
+
+#: Answers each 100-byte request after ``think`` ms (normal, mean and deviation given), then closes.
+SLOW_SERVER = """
+import random, socket, sys, threading, time
+mean, sd = float(sys.argv[2]), float(sys.argv[3])
+ls = socket.create_server(("0.0.0.0", int(sys.argv[1])), backlog=128)
+print("ready", flush=True)
+def serve(conn):
+    with conn:
+        got = b""
+        while len(got) < 100:
+            data = conn.recv(100 - len(got))
+            if not data:
+                return
+            got += data
+        if sd or mean:
+            time.sleep(max(0.0, random.gauss(mean, sd)) / 1000)
+        conn.sendall(b"r" * 1000)
+while True:
+    conn, _ = ls.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
+"""
+#: ``N`` requests on ``threads`` threads, each a new connection; every ``dead``-th goes to a port the router
+#: drops. One CSV line per request: when it started, its latency and the error it ended with.
+REQUESTS = """
+import socket, sys, threading, time
+host = sys.argv[1]
+port, dead_port, n, threads, dead = (int(a) for a in sys.argv[2:7])
+rows, lock = [], threading.Lock()
+def one(i):
+    start, error = time.time(), ""
+    t0 = time.monotonic()
+    try:
+        with socket.create_connection((host, dead_port if dead and i % dead == dead - 1 else port), timeout=3) as s:
+            s.sendall(b"q" * 100)
+            got = 0
+            while got < 1000:
+                data = s.recv(4096)
+                if not data:
+                    raise ConnectionError("closed early")
+                got += len(data)
+    except OSError as exc:
+        error = type(exc).__name__ if not str(exc) else str(exc).replace(",", ";")
+    with lock:
+        rows.append(f"{start:.6f},{(time.monotonic() - t0) * 1000:.3f},{error}")
+def worker(k):
+    for i in range(k, n, threads):
+        one(i)
+ts = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+for t in ts: t.start()
+for t in ts: t.join()
+print("time,latency_ms,error")
+print("\\n".join(sorted(rows)))
+"""
+
+
+def request_latencies(
+    requests: int = 600,
+    drop_per_mille: int = 15,
+    dead_every: int = 50,
+    think_ms: tuple[float, float] = (0, 0),
+    one_way_ms: float = 10.0,
+    threads: int = 4,
+) -> str:
+    """A client's request latencies through a router that delays every packet and drops some at random.
+
+    Each request is a new connection to the server (connect, a 100-byte request, 1,000 bytes back, close),
+    so a lost SYN or SYN-ACK costs the 1 s SYN timeout and a lost request or response a retransmission
+    (after the 200 ms minimum RTO, or a tail-loss probe as late); every ``dead_every``-th request goes to a
+    port the router drops and fails after the client's 3 s timeout. The server thinks ``think_ms``
+    (mean, deviation) before it answers. Returns the client's CSV (``time,latency_ms,error``).
+    """  # fmt: skip
+    with lab() as lb:
+        for name in ("client", "router", "server"):
+            lb.add(name)
+        rc, _ = lb.link("router", ("10.82.1.1/24",), "client", ("10.82.1.2/24",))
+        rs, _ = lb.link("router", ("10.82.2.1/24",), "server", ("10.82.2.2/24",))
+        lb.ex("client", "ip", "route", "add", "default", "via", "10.82.1.1")
+        lb.ex("server", "ip", "route", "add", "default", "via", "10.82.2.1")
+        lb.ex("router", "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0")
+        tun = f"wdl{uuid.uuid4().hex[:5]}"
+        line = lb.spawn("router", sys.executable, str(DELAYLINE), tun, str(one_way_ms / 1000))
+        assert line.stdout is not None and line.stdout.readline().strip() == b"ready"
+        lb.ex("router", "ip", "link", "set", tun, "up")
+        lb.ex("router", "sysctl", "-qw", f"net.ipv4.conf.{tun}.rp_filter=0")
+        lb.ex("router", "ip", "route", "add", "default", "dev", tun, "table", "100")
+        for dev in (rc, rs):
+            lb.ex("router", "ip", "rule", "add", "iif", dev, "lookup", "100")
+        rules = "tcp dport 7099 drop"
+        if drop_per_mille:
+            rules += f"\n    numgen random mod 1000 < {drop_per_mille} drop"
+        lb.ex("router", "nft", "-f", "-", stdin=f"table inet loss {{\n  chain lossy {{\n    type filter hook forward "
+              f"priority 0;\n    {rules}\n  }}\n}}\n")  # fmt: skip
+        server = lb.spawn("server", sys.executable, "-c", SLOW_SERVER, "7001", str(think_ms[0]), str(think_ms[1]))
+        assert server.stdout is not None and server.stdout.readline().strip() == b"ready"
+        return lb.ex("client", sys.executable, "-c", REQUESTS, "10.82.2.2", "7001", "7099", str(requests),
+                     str(threads), str(dead_every), timeout=600)  # fmt: skip
+
+
 def record(directory: Path) -> None:
     """Write every scenario's files into ``directory`` (the committed test data)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -388,6 +488,17 @@ def record(directory: Path) -> None:
             (directory / name).write_text(text)
     run = prefixes_over_time()
     (directory / "ss-tin-state-established-5-prefixes.txt").write_text(run.text)
+    latencies = {
+        "latency-new-connections-1.5pct-loss.csv": request_latencies(),
+        "latency-healthy-240ms.csv": request_latencies(
+            requests=400, drop_per_mille=0, dead_every=0, think_ms=(232, 15), one_way_ms=2, threads=8
+        ),
+        "latency-lan-0.5pct-loss.csv": request_latencies(
+            requests=1000, drop_per_mille=5, dead_every=0, one_way_ms=0, threads=4
+        ),
+    }
+    for name, text in latencies.items():
+        (directory / name).write_text(text)
 
 
 if __name__ == "__main__":

@@ -85,3 +85,22 @@ def test_the_prefix_behind_the_longest_delay_is_the_bbr_candidate_even_when_anot
     assert f.data["candidates"] == [f"{hostlab.SLOWEST}.0/24"], f.data["prefixes"]
     rows = {r["prefix"]: r for r in f.data["prefixes"]}
     assert len(rows) == len(hostlab.PREFIX_DELAYS_MS) and not rows[f"{hostlab.TYING}.0/24"]["candidate"]
+
+
+@pytest.mark.skipif((why := hostlab.missing("ip", "nft")) is not None, reason=str(why))
+@pytest.mark.skipif(not Path("/dev/net/tun").exists(), reason="/dev/net/tun is missing (needed for the delay line)")
+def test_request_latencies_through_a_lossy_router_show_timer_modes_and_failures(tmp_path: Path) -> None:
+    lossy = tmp_path / "lossy.csv"
+    lossy.write_text(hostlab.request_latencies(requests=200, drop_per_mille=20, dead_every=25, one_way_ms=5, threads=8))
+    f = one(analyze([lossy]).findings, "latency.timer_signature")
+    assert (f.data["failed"], f.data["samples"]) == (8, 192) and f.data["failures"][0]["reason"] == "timed out"
+    assert {"rto_min_200ms", "syn_timeout_1s"} & set(f.data["matches"]), f.explanation
+    assert set(f.data["matches"]) <= {"rto_min_200ms", "syn_timeout_1s", "syn_linear_2s"} and f.severity == "medium"
+    healthy = tmp_path / "healthy.csv"
+    healthy.write_text(
+        hostlab.request_latencies(
+            requests=120, drop_per_mille=0, dead_every=0, think_ms=(232, 15), one_way_ms=2, threads=8
+        )
+    )
+    f = one(analyze([healthy]).findings, "latency.timer_signature")
+    assert f.data["matches"] == [] and f.data["failed"] == 0 and f.severity == "info"

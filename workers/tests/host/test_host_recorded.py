@@ -198,3 +198,44 @@ def test_a_prefix_always_slowest_but_tied_now_and_then_is_the_bbr_candidate() ->
     # Ranking each snapshot and cutting one prefix, as before, rejects it for flapping: 11 changes in 12.
     in_bottom = [s == "10.81.1.0/24" for s in slowest]
     assert sum(a != b for a, b in itertools.pairwise(in_bottom)) == 11
+
+
+def latency(name: str) -> Finding:
+    return one(analyze([LAB / name]).findings, "latency.timer_signature")
+
+
+def test_a_healthy_service_at_240_ms_has_no_200_ms_rto_signature() -> None:
+    f = latency("latency-healthy-240ms.csv")
+    assert 235 <= f.data["percentiles_ms"]["p50"] <= 255 and f.data["samples"] == 400
+    assert f.data["matches"] == [] and f.severity == "info" and f.data["failed"] == 0
+    assert f.title == "no TCP timer signature in the latency samples"
+    rto = next(s for s in f.data["signatures"] if s["name"] == "rto_min_200ms")
+    assert rto["window_ms"][0] > 390 and rto["count"] == 0  # 200 ms above the service's own latency
+
+
+def test_lost_packets_show_as_200_ms_and_1_s_modes_and_failed_requests_are_counted_apart() -> None:
+    f = latency("latency-new-connections-1.5pct-loss.csv")
+    assert f.data["matches"] == ["rto_min_200ms", "syn_timeout_1s"] and f.severity == "medium"
+    assert (f.data["failed"], f.data["samples"]) == (12, 588)  # every 50th request went to the dropped port
+    assert f.data["failures"] == [{"reason": "timed out", "count": 12}]
+    assert 2990 <= f.data["failed_at_ms"] <= 3100  # the client's 3 s timeout
+    sigs = {s["name"]: s for s in f.data["signatures"]}
+    assert sigs["syn_timeout_3s"]["count"] <= 2  # the timeouts are failures, not a 3 s SYN mode
+    assert "12 failed (2%)" in f.title and "12 requests failed (2% of 600): timed out ×12" in f.explanation
+
+
+def test_a_share_under_one_percent_is_not_rounded_to_zero_and_a_huge_tail_is_not_low() -> None:
+    f = latency("latency-lan-0.5pct-loss.csv")
+    rto = next(s for s in f.data["signatures"] if s["name"] == "rto_min_200ms")
+    assert 0 < rto["share"] < 0.01 and f.title.startswith(f"{rto['share'] * 100:.2g}% of requests about 200 ms")
+    assert "0%" not in f.title.replace("100%", "")
+    assert f.data["percentiles_ms"]["p50"] < 2 and f.data["tail_ratio"] >= 100 and f.severity == "medium"
+
+
+def test_curl_answers_of_000_are_failed_requests_and_time_total_is_in_seconds() -> None:
+    f = latency("curl-http-code-time-total.csv")
+    assert (f.data["samples"], f.data["failed"]) == (20, 2) and f.data["failures"] == [
+        {"reason": "status 000", "count": 2}
+    ]
+    assert 1 < f.data["percentiles_ms"]["p50"] < 20 and f.data["column"] == "time_total_s"
+    assert f.severity == "medium" and f.title.endswith("2 failed (9.1%)")
