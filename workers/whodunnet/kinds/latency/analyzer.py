@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from whodunnet.kinds.latency.modes import SIGNATURES, Distribution, find_modes
+from whodunnet.kinds.latency.modes import Distribution, find_modes
 from whodunnet.kinds.latency.parser import Latency, LatencyReader
 from whodunnet.kinds.text import LineLog, read_text, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
@@ -243,6 +243,3 @@ def timer_finding(index: int, lat: Latency, samples: Samples, failures: Failures
             "column": lat.column,
         },
     )
-
-
-__all__ = ["SIGNATURES", "Samples", "analyze_latency", "timer_finding"]
