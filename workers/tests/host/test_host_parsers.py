@@ -414,3 +414,12 @@ def test_it_reads_netstat_socket_tables_like_jc(name: str) -> None:
     peers = sorted(f"{r['foreign_address']}:{r['foreign_port']}" for r in rows if r["state"] == "ESTABLISHED")
     listed = sorted(s["peer"] for s in ev.summary["socket_list"] if s["state"] == "ESTAB")
     assert [p.replace("[", "").replace("]", "") for p in listed] == peers
+
+
+def test_it_reads_node_exporters_bare_conntrack_files_like_node_exporter() -> None:
+    folder = HOST_DATA / "node_exporter_proc_sys_net_netfilter"
+    result = analyze([folder / "nf_conntrack_count", folder / "nf_conntrack_max"])
+    assert [e.kind for e in result.evidence] == ["sysctl", "sysctl"]
+    (f,) = [f for f in result.findings if f.kind == "host.conntrack_pressure"]
+    # e2e-output.txt: node_nf_conntrack_entries 123, node_nf_conntrack_entries_limit 65536
+    assert (f.data["count"], f.data["max"]) == (123, 65536) and f.severity == "info"

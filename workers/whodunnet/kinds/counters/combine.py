@@ -16,6 +16,7 @@ from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
 from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
 from whodunnet.model import EvidenceResult, Finding, Ref
 from whodunnet.snapshots import diff_counts, snapshot_groups
+from whodunnet.stats import percent
 
 KIND = "counters"
 
@@ -369,7 +370,7 @@ def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding |
     worst = max(usage or 0.0, (tuples / maximum) if tuples and maximum else 0.0)
     parts = []
     if count is not None and maximum:
-        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({usage:.0%})")
+        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({percent(count / maximum)})")
     if any(failures.values()):
         parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items() if v))
     elif failures:
