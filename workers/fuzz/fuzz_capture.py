@@ -1,7 +1,10 @@
-"""Atheris fuzz target for the streaming capture reader and its decoders.
+"""Atheris fuzz target for the capture engine: the kernel's file formats, decoders and table.
 
 Feeds arbitrary bytes (as a binary stream, plain or gzip) through ``CaptureAnalysis``;
-anything other than a result or ``MalformedInput`` is a bug.
+anything other than a result or ``MalformedInput`` is a bug. The kernel runs without the
+JIT (``NUMBA_DISABLE_JIT=1``, set here): the same functions as plain Python, so atheris sees
+every branch of them (it cannot see into compiled code). Reproduce a crash with the JIT on
+too: ``NUMBA_DISABLE_JIT=0 .venv/bin/python workers/fuzz/fuzz_capture.py crash-<hash>``.
 
 Short run (what the test suite does, ~10 s)::
 
@@ -20,11 +23,17 @@ Reproduce one crash: ``.venv/bin/python workers/fuzz/fuzz_capture.py crash-<hash
 from __future__ import annotations
 
 import io
+import os
 import sys
 
-import atheris  # type: ignore[import-untyped]
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")  # before numba is imported
 
-with atheris.instrument_imports():
+import atheris  # type: ignore[import-untyped]
+import numba  # noqa: F401 - imported before instrumenting: only our modules are instrumented
+import numpy  # noqa: F401
+
+with atheris.instrument_imports(include=["whodunnet"]):
+    import whodunnet.capture.scanner  # noqa: F401 - the kernel, imported lazily by the analysis
     from whodunnet.capture import CaptureAnalysis
     from whodunnet.errors import MalformedInput
     from whodunnet.limits import Limits

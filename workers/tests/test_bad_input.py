@@ -22,7 +22,7 @@ from capture_builders import (
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.reader import CHUNK
+from whodunnet.capture.scanner import CHUNK
 from whodunnet.engine import analyze
 from whodunnet.errors import InputTooLarge, MalformedInput
 from whodunnet.limits import Limits
