@@ -75,6 +75,7 @@ class CaptureAnalysis:
             scanner.run()
         except MalformedInput as exc:
             exc.partial = self.summary()
+            exc.message += opened.where(exc)
             raise
         finally:
             self.decompressed_bytes = opened.decompressed_bytes
@@ -130,10 +131,7 @@ def analyze_capture(
         summary = analysis.run(path)
     except MalformedInput as exc:
         summary = exc.partial if isinstance(exc.partial, dict) else analysis.summary()
-        message = exc.message
-        if summary.get("compressed") and exc.offset is not None:
-            message += " (offset counted in the decompressed data)"
-        error = ErrorInfo(message=message, offset=exc.offset, line=exc.line)
+        error = ErrorInfo(message=exc.message, offset=exc.offset, line=exc.line)
     conns = analysis.connections()
     findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
     return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings
