@@ -100,10 +100,11 @@ class Record:
 
 def blank(record: type[Record], n: int) -> Any:
     """``n`` rows of ``record`` at their initial values (a numpy record array)."""
-    one = np.zeros(1, record.dtype)
+    rows = np.zeros(n, record.dtype)
     for c in record.columns:
-        one[c.name] = c.init
-    return np.repeat(one, n).view(np.recarray)
+        if c.init:
+            rows[c.name] = c.init
+    return rows.view(np.recarray)
 
 
 def grown(rows: Any, record: type[Record], n: int) -> Any:
