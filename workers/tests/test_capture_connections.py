@@ -12,7 +12,7 @@ import contextlib
 import csv
 import io
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from capture_builders import ethernet, ipv4, pcap
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.connections import Connection, Direction
+from whodunnet.capture.connections import CONN_VIEWED, DERIVED, VIEWED, Connection, Direction
 from whodunnet.capture.constants import SKETCH_WINDOW
 from whodunnet.capture.kernel.sketch import add
 from whodunnet.capture.scanner import CaptureState
@@ -193,6 +193,15 @@ def test_it_is_json_ready_and_grows_with_connections_not_packets() -> None:
     entries = analysis.state.sketches
     per_sketch = Counter(entries.sketch[entries.sketch >= 0].tolist())
     assert per_sketch and max(per_sketch.values()) <= 4096
+
+
+def test_every_row_attribute_comes_from_the_field_table_once() -> None:
+    # A Direction attribute is a Side field shown as it is (view= in fields.py) or derived
+    # from several; never both, never neither.
+    direction = {f.name for f in fields(Direction)}
+    assert set(VIEWED) | set(DERIVED) == direction
+    assert not set(VIEWED) & set(DERIVED)
+    assert set(CONN_VIEWED) <= {f.name for f in fields(Connection)}
 
 
 def sketch_quantiles(values: list[int]) -> tuple[int | None, int | None, int, bool]:
