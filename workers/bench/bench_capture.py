@@ -146,18 +146,18 @@ def main() -> None:
     if shutil.which("tshark"):
         ts = run_tshark(path)
         rows.append(("tshark -q -z conv,tcp", ts[0], ts[1]))
-    if args.pcapng and shutil.which("editcap"):
-        ng = path.with_suffix(".pcapng")
-        subprocess.run(["editcap", "-F", "pcapng", str(path), str(ng)], check=True)
-        rows.append(("full analysis, pcapng input", *_pick(run_step("engine", ng))))
-        os.unlink(ng)
-    if args.gzip:
-        gz = path.with_suffix(path.suffix + ".gz")
-        with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
-            shutil.copyfileobj(f, g, 1 << 20)
-        rows.append(("full analysis, gzip input", *_pick(run_step("engine", gz))))
-        rows.append(("inflate only (isal)", *_pick(run_step("inflate", gz))))
-        os.unlink(gz)
+    with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
+        if args.pcapng and shutil.which("editcap"):
+            ng = Path(tmp) / (path.stem + ".pcapng")
+            subprocess.run(["editcap", "-F", "pcapng", str(path), str(ng)], check=True)
+            rows.append(("full analysis, pcapng input", *_pick(run_step("engine", ng))))
+            ng.unlink()
+        if args.gzip:
+            gz = Path(tmp) / (path.name + ".gz")
+            with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
+                shutil.copyfileobj(f, g, 1 << 20)
+            rows.append(("full analysis, gzip input", *_pick(run_step("engine", gz))))
+            rows.append(("inflate only (isal)", *_pick(run_step("inflate", gz))))
     print(f"{path}: {packets:,} packets, {size / 1e6:,.0f} MB\n")
     print(f"{'step':40} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'x tshark':>9}")
     base = next((r[1] for r in rows if r[0].startswith("tshark")), None)
