@@ -35,7 +35,9 @@ startup = 0.0
 if what == "engine":
     from whodunnet.capture.analyzer import CaptureAnalysis, analyze_capture
     from whodunnet.limits import DEFAULT_LIMITS
-    CaptureAnalysis().run(tiny)  # what a worker pays once: numba's import and loading the cached kernel
+    warm = CaptureAnalysis()  # what a worker pays once: numba's import and loading the cached kernel
+    warm.run(tiny)
+    warm.connections()
     startup = time.perf_counter() - t0
     t = time.perf_counter()
     ev, findings = analyze_capture(0, Path(path), limits=DEFAULT_LIMITS)
