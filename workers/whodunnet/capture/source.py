@@ -30,6 +30,10 @@ _ZLIB_ERRORS: tuple[type[Exception], ...] = (zlib.error, _zlib_impl.error)
 
 #: Compressed bytes read from disk at a time.
 RAW_CHUNK = 256 * 1024
+#: Most bytes inflated per read: the decompressor allocates its whole output size up front,
+#: and an allocation above glibc's mmap threshold (128 KiB, raised to the largest block freed)
+#: is fresh pages every time; 1 MiB blocks are soon reused from the heap instead.
+MAX_INFLATE = 1 << 20
 #: How many recent reads remember where they were in the compressed file (for error offsets).
 MARKS = 256
 
@@ -76,7 +80,7 @@ class GzipSource:
                     offset=self.raw_bytes,
                 )
             try:
-                out = d.decompress(data, n)
+                out = d.decompress(data, min(n, MAX_INFLATE))
             except _ZLIB_ERRORS as exc:
                 start = self.raw_bytes - len(data)
                 raise GzipError(
