@@ -37,7 +37,7 @@ from whodunnet.capture.fields import Conn, Iface, Packet, Scan, Side, SketchEntr
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
 from whodunnet.capture.kernel.table import rehash
-from whodunnet.capture.source import ByteSource, open_capture
+from whodunnet.capture.source import BufferSource, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import Limits
 
@@ -154,7 +154,7 @@ class Scanner:
 
     def __init__(
         self,
-        stream: ByteSource,
+        stream: BufferSource,
         *,
         max_caplen: int,
         size_hint: int = 0,
@@ -163,6 +163,7 @@ class Scanner:
         on_trace: Callable[[Any], None] | None = None,
     ) -> None:
         self._read = stream.read
+        self._readinto = stream.readinto
         self._max_caplen = max_caplen
         self._on_chunk = on_chunk
         self._on_trace = on_trace
@@ -215,13 +216,10 @@ class Scanner:
         if pos:
             buf[:left] = buf[pos:end]
             self._base += pos
-        data = self._read(len(buf) - left)
+        n = self._readinto(buf.data[left:])
         if self._on_chunk is not None:
             self._on_chunk()
-        if not data:
-            return 0, left, True
-        buf[left : left + len(data)] = np.frombuffer(data, np.uint8)
-        return 0, left + len(data), False
+        return 0, left + n, n == 0
 
     def _skip(self, pos: int, end: int) -> tuple[int, int]:
         """Move ``Scan.skip`` bytes past ``pos`` without buffering them."""

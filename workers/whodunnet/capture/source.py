@@ -48,6 +48,12 @@ class ByteSource(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
+class BufferSource(ByteSource, Protocol):
+    """A ``ByteSource`` that can also read into a buffer (returns 0 at the end)."""
+
+    def readinto(self, view: memoryview, /) -> int: ...
+
+
 class GzipSource:
     """Streams the inflated content of a (possibly multi-member) gzip stream."""
 
@@ -134,6 +140,27 @@ class LimitedSource:
             if not data:
                 self._too_large()
         return data
+
+    def readinto(self, view: memoryview, /) -> int:
+        """``read`` straight into ``view`` when the inner source can (a plain file: no copy)."""
+        if self._exceeded:
+            self._too_large()
+        want = min(len(view), self.limit + 1 - self.count)
+        readinto = getattr(self._inner, "readinto", None)
+        if readinto is None:
+            data = self._inner.read(want)
+            n = len(data)
+            view[:n] = data
+        else:
+            n = readinto(view[:want]) or 0
+        self.count += n
+        if self.count > self.limit:
+            self._exceeded = True
+            n -= self.count - self.limit
+            self.count = self.limit
+            if not n:
+                self._too_large()
+        return n
 
     def _too_large(self) -> None:
         raise InputTooLarge(
