@@ -228,16 +228,13 @@ def read_packet_block(
     if left < PCAPNG_PACKET_HEADER:
         return short(g, pos, eof, E_PACKET_BLOCK_CUT, 0, 0)
     big = g.big
-    if btype == PCAPNG_EPB:
-        iface = u32(buf, pos + 8, big)
-        p = pos + 12
-    else:  # obsolete: 16-bit interface, 16-bit drop count
-        iface = u16(buf, pos + 8, big)
-        p = pos + 12
-    hi = u32(buf, p, big)
-    lo = u32(buf, p + 4, big)
-    caplen = u32(buf, p + 8, big)
-    wirelen = u32(buf, p + 12, big)
+    # The obsolete block has a 16-bit interface and a 16-bit drop count where the enhanced
+    # block has its 32-bit interface; the rest is laid out the same.
+    iface = u32(buf, pos + 8, big) if btype == PCAPNG_EPB else u16(buf, pos + 8, big)
+    hi = u32(buf, pos + 12, big)
+    lo = u32(buf, pos + 16, big)
+    caplen = u32(buf, pos + 20, big)
+    wirelen = u32(buf, pos + 24, big)
     if caplen > max_caplen:
         return fail(g, pos, E_PACKET_CAPLEN, caplen, max_caplen)
     if PCAPNG_PACKET_HEADER + caplen + 4 > blen:
