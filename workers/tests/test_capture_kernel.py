@@ -346,3 +346,15 @@ def test_it_rejects_a_packet_on_an_interface_its_section_did_not_describe() -> N
         len(first) + 28 + 20,
     )
     assert summary["packets"] == 1
+
+
+def test_every_kernel_function_is_cached_under_a_stamp_of_all_the_kernel_sources() -> None:
+    # numba would stamp the cached loop with scan.py alone and load it stale after an edit to
+    # table.py (its callees are compiled into it) or to a constant.
+    from whodunnet.capture.kernel import KERNEL_SOURCES, kernel_stamp
+    from whodunnet.capture.kernel.scan import scan
+    from whodunnet.capture.kernel.table import track_data
+
+    assert {"table.py", "decode.py", "records.py", "constants.py", "fields.py"} <= {p.name for p in KERNEL_SOURCES}
+    for dispatcher in (scan, track_data):
+        assert dispatcher._cache._impl.locator.get_source_stamp() == kernel_stamp()
