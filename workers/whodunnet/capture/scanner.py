@@ -101,14 +101,16 @@ class CaptureState:
         self.conns = grown(self.conns, Conn, size)
         self.sides = grown(self.sides, Side, 2 * size)
         self.ht = np.full(4 * size, -1, np.int64)
-        rehash(self.ht, self.conns, self.n)
+        with np.errstate(over="ignore"):  # hashes wrap by design (only numpy warns)
+            rehash(self.ht, self.conns, self.n)
         if len(self.want):
             self.want = np.zeros(size, np.bool_)
             self.want[[i for i in self.traced if i < size]] = True
 
     def grow_sketches(self) -> None:
         bigger = blank(SketchEntry, 2 * len(self.sketches))
-        rehome(bigger, self.sketches)
+        with np.errstate(over="ignore"):
+            rehome(bigger, self.sketches)
         self.sketches = bigger
 
     def grow_ifaces(self) -> None:
