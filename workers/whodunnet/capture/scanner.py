@@ -34,6 +34,7 @@ from whodunnet.capture.constants import (
     linktype_name,
 )
 from whodunnet.capture.fields import Conn, Iface, Packet, Scan, Side, SketchEntry, blank, grown
+from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
 from whodunnet.capture.kernel.table import rehash
@@ -45,6 +46,8 @@ from whodunnet.limits import Limits
 CHUNK = 8 << 20
 #: Traced segments handed to Python at a time.
 TRACE_ROWS = 1 << 14
+#: Without the JIT the kernel reads rows by attribute, which only record arrays allow.
+_ROWS_BY_ATTRIBUTE = jit_disabled()
 #: The quantiles the connection table shows: window median, RTT median and p99.
 QUANTILES = (0.5, 0.99)
 
@@ -84,17 +87,11 @@ class CaptureState:
         return int(self.g.conns)
 
     def args(self) -> tuple[Any, ...]:
-        return (
-            self.scan,
-            self.ifaces,
-            self.packet,
-            self.conns,
-            self.sides,
-            self.ht,
-            self.sketches,
-            self.want,
-            self.trace,
-        )
+        """The arrays in ``scan``'s order. Compiled, they go as plain arrays: numba types a
+        record array (a Python subclass) several times slower on every call."""
+        arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.ht, self.sketches]
+        arrays += [self.want, self.trace]
+        return tuple(arrays if _ROWS_BY_ATTRIBUTE else (a.view(np.ndarray) for a in arrays))
 
     def grow_conns(self) -> None:
         size = 2 * len(self.conns)
