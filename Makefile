@@ -32,9 +32,13 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 dev: install
 	$(PY) scripts/dev.py
 
+# lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
+# apps import only the layers below them, no import cycles inside an app.
 lint: install
 	$(VENV)/bin/ruff check backend workers scripts bench
 	$(VENV)/bin/ruff format --check backend workers scripts bench
+	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-logo --no-cache
+	cd frontend && $(NPM) run --silent check:api || { echo "frontend/src/api/schema.d.ts is stale against backend/openapi.yml: run 'make schema' and commit both"; exit 1; }
 	cd frontend && $(NPM) run --silent lint
 
 typecheck: install
@@ -45,6 +49,7 @@ typecheck: install
 schema: install
 	cd backend && $(TEST_ENV) DATABASE_URL=postgres://unused/x CELERY_BROKER_URL=redis://unused ../$(PY) manage.py spectacular --file openapi.yml --validate --fail-on-warn
 	cd frontend && $(NPM) run --silent gen:api
+	$(PY) scripts/evidence_kinds_fixture.py
 
 test-workers: install
 	cd workers && ../$(VENV)/bin/pytest -q
@@ -68,11 +73,13 @@ bench: install
 	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip --pcapng .data/bench/bulk.pcap
 
 FUZZ_SECONDS ?= 300
+# One fuzz target for every evidence kind (and content detection); new inputs stay in .data/fuzz/<kind>.
 fuzz: install
-	mkdir -p .data/fuzz
-	for target in workers/fuzz/fuzz_*.py; do \
+	for target in sniff $$($(PY) -c 'from whodunnet import registry; print(*registry.names())'); do \
 	  echo "== $$target ($(FUZZ_SECONDS) s)"; \
-	  (cd .data/fuzz && ../../$(PY) ../../$$target -max_total_time=$(FUZZ_SECONDS)) || exit 1; \
+	  mkdir -p .data/fuzz/$$target; \
+	  (cd .data/fuzz && ../../$(PY) ../../workers/fuzz/fuzz_kind.py $$target $$target -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=1024 -max_len=65536) || exit 1; \
 	done
 
 clean:

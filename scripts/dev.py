@@ -1,10 +1,11 @@
-"""`make dev`: the whole console — embedded services if needed, web, Celery worker and beat.
+"""`make dev`: the whole console — embedded services if needed, web, one Celery worker per queue, and beat.
 
 Ctrl-C stops everything; data stays under .data/ for the next run.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import signal
@@ -19,6 +20,9 @@ from services import services
 REPO = Path(__file__).resolve().parent.parent
 BACKEND = REPO / "backend"
 DATA = Path(os.environ.get("WHODUNNET_DATA_DIR", REPO / ".data"))
+# Analyses are CPU-bound and short: one process per core. A bisect step runs a build or a benchmark that
+# wants the machine to itself: one at a time unless the operator says otherwise.
+DEFAULT_CONCURRENCY = {"analysis": 2, "bisect": 1}
 
 
 def persistent_secret(path: Path, nbytes: int) -> str:
@@ -29,6 +33,24 @@ def persistent_secret(path: Path, nbytes: int) -> str:
     return path.read_text().strip()
 
 
+def worker_queues() -> dict[str, tuple[str, ...]]:
+    """Which queues each worker serves: backend/config/queues.py's WORKERS (read without starting Django)."""
+    spec = importlib.util.spec_from_file_location("whodunnet_queues", BACKEND / "config" / "queues.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.WORKERS)
+
+
+def concurrency(name: str) -> str:
+    """A worker's process count from WHODUNNET_<NAME>_CONCURRENCY; a bad value stops here, naming it."""
+    variable = f"WHODUNNET_{name.upper()}_CONCURRENCY"
+    raw = os.environ.get(variable) or str(DEFAULT_CONCURRENCY.get(name, 1))
+    if not raw.isdigit() or int(raw) < 1:
+        sys.exit(f"{variable} must be a whole number of processes, at least 1, not {raw!r}")
+    return raw
+
+
 def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=BACKEND, env=env, check=True)
 
@@ -37,6 +59,7 @@ def main() -> int:
     host = os.environ.get("WHODUNNET_HOST", "127.0.0.1")
     port = os.environ.get("WHODUNNET_PORT", "8000")
     password = persistent_secret(DATA / "demo_password", 9)
+    workers = {name: (",".join(queues), concurrency(name)) for name, queues in worker_queues().items()}
     with services(DATA) as service_env:
         env = {
             **os.environ,
@@ -68,7 +91,21 @@ def main() -> int:
                 "--access-logfile",
                 "-",
             ],
-            "worker": [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2"],
+            **{
+                f"worker-{name}": [
+                    *celery,
+                    "worker",
+                    "--hostname",
+                    f"{name}@%h",
+                    "--queues",
+                    queues,
+                    "--concurrency",
+                    slots,
+                    "--loglevel",
+                    "INFO",
+                ]
+                for name, (queues, slots) in workers.items()
+            },
             "beat": [*celery, "beat", "--loglevel", "INFO", "--pidfile="],
         }
         processes = {

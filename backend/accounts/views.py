@@ -13,9 +13,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.selectors import current_user
+from accounts.selectors import current_user, teams_for
 from accounts.serializers import LoginSerializer, MeSerializer, TeamSerializer, TokenSerializer
-from incidents.selectors import teams_for
 
 
 @extend_schema(responses={204: None}, description="Sets the csrftoken cookie.")

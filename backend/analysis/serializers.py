@@ -1,11 +1,17 @@
+"""The API shapes of analysis: runs, findings, connections, and the evidence card (a file with its analysis)."""
+
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from analysis.models import AnalysisRun, CaptureConnection, Finding, FindingSeverity, RunStatus
+from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
+from evidence.models import Evidence
 from incidents.models import Layer
+from whodunnet import registry
+from whodunnet.tuning import Tuning
 
 
 class AnalysisRunSerializer(serializers.ModelSerializer[AnalysisRun]):
@@ -152,3 +158,89 @@ class TimeSequenceSerializer(serializers.Serializer[Any]):
     acks_total = serializers.IntegerField(help_text="ACKs in the connection.")
     stride = serializers.IntegerField(help_text="1: every point; n: every n-th kept (retransmissions always).")
     error = serializers.CharField(allow_null=True, help_text="Why reading stopped early, if it did.")
+
+
+def latest_run(evidence: Evidence) -> AnalysisRun | None:
+    runs = list(evidence.runs.all())
+    return max(runs, key=lambda run: run.pk) if runs else None
+
+
+class SnapshotPairingSerializer(serializers.Serializer[Any]):
+    """How a counter snapshot is diffed: with which other snapshot, over what interval."""
+
+    role = serializers.ChoiceField(
+        choices=["before", "after", "only", "between"],
+        help_text="before/after: the earlier/later of the two snapshots diffed; only: alone (totals since boot); "
+        "between: in the middle of three or more (only the first and the last are diffed).",
+    )
+    other = serializers.IntegerField(allow_null=True, help_text="The evidence it is diffed with.")
+    other_filename = serializers.CharField(allow_null=True, help_text="That evidence's file name.")
+    interval_s = serializers.FloatField(allow_null=True, help_text="Seconds between the two snapshots, if known.")
+    ordered_by = serializers.ChoiceField(
+        choices=["time", "upload order"], help_text="What decided which snapshot is the earlier."
+    )
+    formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
+
+
+class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
+    id = serializers.IntegerField(read_only=True, help_text="Evidence id.")
+    filename = serializers.CharField(read_only=True, help_text="The uploader's file name (display only).")
+    size = serializers.IntegerField(read_only=True, help_text="Bytes stored.")
+    sha256 = serializers.CharField(read_only=True, help_text="SHA-256 of the stored bytes.")
+    kind = serializers.CharField(read_only=True, help_text="Evidence kind, detected from content.")
+    uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True, help_text="Who uploaded it.")
+    uploaded_at = serializers.DateTimeField(read_only=True, help_text="When it was uploaded.")
+    captured_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When the snapshot was taken, if a person said so."
+    )
+    analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
+    summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
+    settings = serializers.SerializerMethodField(
+        help_text="The settings this file is analysed with, by settings group of its kind (see /api/evidence-kinds/): "
+        '{"bbr": {"min_bytes": 100000, ...}} for socket statistics, {"link_limits_bps": {"eth0": 1e10}} for counters.'
+    )
+    pairing = serializers.SerializerMethodField(help_text="For snapshots: how this one is diffed with another.")
+
+    class Meta:
+        model = Evidence
+        fields = [
+            "id",
+            "filename",
+            "size",
+            "sha256",
+            "kind",
+            "uploaded_by",
+            "uploaded_at",
+            "captured_at",
+            "analysis",
+            "summary",
+            "settings",
+            "pairing",
+        ]
+
+    @extend_schema_field(AnalysisRunSerializer(allow_null=True))
+    def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
+        run = latest_run(evidence)
+        return dict(AnalysisRunSerializer(run).data) if run else None
+
+    @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
+    def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:
+        if evidence.kind not in registry.snapshot_kinds():
+            return None
+        try:
+            pairs = evidence.incident.correlation.counter_pairs
+        except Correlation.DoesNotExist:
+            return None
+        found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
+        return dict(SnapshotPairingSerializer(found).data) if found else None
+
+    @extend_schema_field(serializers.DictField(child=serializers.DictField(child=serializers.FloatField())))
+    def get_settings(self, evidence: Evidence) -> dict[str, Any]:
+        kind = registry.kind(evidence.kind)
+        tuning = Tuning.from_json(evidence.tuning)
+        return {g.name: g.to_json(tuning.get(g)) for g in kind.settings} if kind else {}
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_summary(self, evidence: Evidence) -> Any:
+        run = latest_run(evidence)
+        return run.summary if run else None

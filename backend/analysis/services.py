@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from analysis import dispatch
 from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
@@ -36,14 +37,13 @@ NOTABLE = (FindingSeverity.LOW, FindingSeverity.MEDIUM, FindingSeverity.HIGH)
 def queue_run(*, evidence: Evidence, forced_kind: str = "") -> AnalysisRun:
     """Create a queued run for the evidence and enqueue it once the transaction commits."""
     run = AnalysisRun.objects.create(evidence=evidence, forced_kind=forced_kind)
-    _enqueue_on_commit(run.pk)
+    dispatch.analyze(run_id=run.pk)
     return run
 
 
-def _enqueue_on_commit(run_id: int) -> None:
-    from analysis.tasks import analyze_evidence
-
-    transaction.on_commit(lambda: analyze_evidence.delay(run_id))
+def queue_correlation(*, incident_id: int) -> None:
+    """Recompute the findings across the incident's evidence once the transaction commits."""
+    dispatch.correlate(incident_id=incident_id)
 
 
 def claim_run(*, run_id: int) -> uuid.UUID | None:
@@ -153,7 +153,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                     summary=f"[{finding.layer}] {finding.title}",
                     data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind},
                 )
-        enqueue_correlation_on_commit(incident.pk)
+        dispatch.correlate(incident_id=incident.pk)
     return True
 
 
@@ -199,12 +199,6 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
     CaptureConnection.objects.bulk_create(batch)
 
 
-def enqueue_correlation_on_commit(incident_id: int) -> None:
-    from analysis.tasks import correlate_incident
-
-    transaction.on_commit(lambda: correlate_incident.delay(incident_id))
-
-
 def correlate(*, incident_id: int) -> int:
     """Recompute the findings across an incident's evidence from the stored results.
 
@@ -213,8 +207,7 @@ def correlate(*, incident_id: int) -> int:
     all of a group have one (from the file or ``Evidence.captured_at``), else in that order.
     Returns how many findings the incident now has across its evidence.
     """
-    from whodunnet.correlate.counters import snapshot_pairing
-    from whodunnet.engine import combine
+    from whodunnet.engine import combine, snapshot_pairing
     from whodunnet.model import EvidenceResult as EngineEvidence
     from whodunnet.model import Finding as EngineFinding
 
@@ -294,11 +287,22 @@ def _unique(findings: Iterable[Any]) -> list[Any]:
 
 
 def execute_run(*, run_id: int) -> None:
-    """Run the engine for one claimed run and store what it says (no-op if not claimable)."""
+    """Claim one run, run the engine and store what it says; a no-op if it is finished or held elsewhere.
+
+    An unexpected exception (a bug, not bad input: the engine reports that itself) fails the run with its text.
+    """
     token = claim_run(run_id=run_id)
     if token is None:
         logger.info("run %s is not claimable (finished or held elsewhere)", run_id)
         return
+    try:
+        _analyse(run_id=run_id, token=token)
+    except Exception as exc:
+        logger.exception("analysis run %s crashed", run_id)
+        fail_run(run_id=run_id, message=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _analyse(*, run_id: int, token: uuid.UUID) -> None:
     run = AnalysisRun.objects.select_related("evidence__incident").get(pk=run_id)
     evidence = run.evidence
     if run.attempts == 1:
@@ -365,11 +369,9 @@ def reconcile_runs() -> int:
     orphaned = AnalysisRun.objects.filter(
         Q(status=RunStatus.QUEUED, queued_at__lt=stale) | Q(status=RunStatus.RUNNING, heartbeat_at__lt=stale)
     ).values_list("pk", flat=True)
-    from analysis.tasks import analyze_evidence
-
     count = 0
     for run_id in orphaned:
-        analyze_evidence.delay(run_id)
+        dispatch.analyze(run_id=run_id)
         count += 1
     if count:
         logger.info("re-queued %d orphaned analysis run(s)", count)

@@ -1,28 +1,162 @@
-"""A capture's connection table and one connection's time-sequence (Stevens) graph data."""
+"""What the console shows of what analysis found, by route.
+
+- The evidence cards: listing, uploading and changing evidence answer with a card (the file, its latest
+  analysis, its settings and how its snapshot is paired), which is why these endpoints are here and not in
+  ``evidence`` (a layer below); the writes themselves are ``evidence.services``.
+- An incident's findings; a capture's connection table and one connection's time-sequence (Stevens) data.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from django.db.models import Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import current_user
+from analysis import selectors
 from analysis.models import AnalysisRun, CaptureConnection, RunStatus
 from analysis.serializers import (
     ConnectionDetailSerializer,
     ConnectionPageSerializer,
     ConnectionSerializer,
+    EvidenceSerializer,
+    FindingSerializer,
     TimeSequenceSerializer,
 )
+from evidence import services as evidence_services
 from evidence.models import Evidence
 from evidence.selectors import get_evidence
+from evidence.serializers import EvidenceUpdateSerializer, UploadErrorSerializer
+from evidence.storage import UploadTooLarge
 from incidents.selectors import get_incident
+from whodunnet import registry
+
+
+class RawBodyParser(BaseParser):
+    """Declares that uploads are raw bytes; the view streams the body itself.
+
+    DRF still calls ``parse`` when the CSRF check looks at ``request.POST`` for a
+    session-authenticated upload: it must not read the body, so it returns nothing.
+    """
+
+    media_type = "*/*"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+        return {}
+
+
+class EvidenceListView(APIView):
+    @extend_schema(responses={200: EvidenceSerializer(many=True)})
+    def get(self, request: Request, incident_id: int) -> Response:
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(EvidenceSerializer(selectors.cards_of(incident=incident), many=True).data)
+
+
+class EvidenceUploadView(APIView):
+    """The request body is the file. Works with XHR from the browser and ``curl -T``."""
+
+    parser_classes = [RawBodyParser]
+
+    @extend_schema(
+        operation_id="evidence_upload",
+        parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={
+            201: EvidenceSerializer,
+            400: UploadErrorSerializer,
+            413: OpenApiResponse(UploadErrorSerializer, description="Over the size limit."),
+        },
+    )
+    def post(self, request: Request, incident_id: int) -> Response:
+        return self.receive(request, incident_id, request.query_params.get("filename", ""))
+
+    def receive(self, request: Request, incident_id: int, filename: str) -> Response:
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        filename = filename.strip()
+        if not filename:
+            return Response({"detail": "Say the file's name with ?filename=..."}, status=400)
+        raw_length = request.META.get("CONTENT_LENGTH") or ""
+        content_length = int(raw_length) if raw_length.isdigit() else None
+        stream = request._request  # Django's request reads the body stream chunk by chunk.
+        try:
+            evidence = evidence_services.receive_upload(
+                user=current_user(request),
+                incident=incident,
+                filename=filename,
+                stream=stream,
+                content_length=content_length,
+            )
+        except UploadTooLarge as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        evidence = selectors.get_card(incident=incident, evidence_id=evidence.pk)
+        return Response(EvidenceSerializer(evidence).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="evidence_upload_put",
+        parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def put(self, request: Request, incident_id: int) -> Response:
+        return self.post(request, incident_id)
+
+
+class EvidenceNamedUploadView(EvidenceUploadView):
+    """The same upload with the file name as the last path segment, as ``curl -T file URL/`` sends it."""
+
+    @extend_schema(
+        operation_id="evidence_upload_named",
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def post(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
+        return self.receive(request, incident_id, filename)
+
+    @extend_schema(
+        operation_id="evidence_upload_named_put",
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+    )
+    def put(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
+        return self.receive(request, incident_id, filename)
+
+
+class EvidenceDetailView(APIView):
+    @extend_schema(responses={200: EvidenceSerializer})
+    def get(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(EvidenceSerializer(selectors.get_card(incident=incident, evidence_id=evidence_id)).data)
+
+    @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
+    def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        """Correct the kind, say when a snapshot was taken, or change a group of the kind's settings."""
+        user = current_user(request)
+        incident = get_incident(user=user, incident_id=incident_id)
+        evidence = get_evidence(incident=incident, evidence_id=evidence_id)
+        form = EvidenceUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        if "captured_at" in form.validated_data:
+            evidence_services.set_captured_at(
+                user=user, evidence=evidence, captured_at=form.validated_data["captured_at"]
+            )
+        if "kind" in form.validated_data:
+            evidence_services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
+        for name, group in registry.settings_groups().items():
+            if name in form.validated_data:
+                evidence_services.change_settings(
+                    user=user, evidence=evidence, group=group, change=form.validated_data[name]
+                )
+        return Response(EvidenceSerializer(selectors.get_card(incident=incident, evidence_id=evidence_id)).data)
+
 
 FLAGS = {
     "retransmissions": Q(retrans_c2s__gt=0) | Q(retrans_s2c__gt=0),
@@ -116,3 +250,10 @@ class TimeSequenceView(APIView):
             return Response({"max_points": ["A number."]}, status=400)
         series = time_sequence(evidence.path, conn_id, max_points=max_points, sender=sender)  # type: ignore[arg-type]
         return Response(TimeSequenceSerializer(dataclasses.asdict(series)).data)
+
+
+class FindingListView(APIView):
+    @extend_schema(responses={200: FindingSerializer(many=True)})
+    def get(self, request: Request, incident_id: int) -> Response:
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(FindingSerializer(incident.findings.order_by("id"), many=True).data)

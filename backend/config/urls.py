@@ -8,6 +8,7 @@ from django.urls import path, re_path
 from accounts import views as accounts
 from analysis import views as analysis
 from bisects import views as bisects
+from checklist import views as checklist
 from evidence import views as evidence
 from incidents import views as incidents
 
@@ -32,16 +33,17 @@ urlpatterns = [
     path("api/teams/", accounts.teams),
     path("api/incidents/", incidents.IncidentListView.as_view()),
     path(incident, incidents.IncidentDetailView.as_view()),
-    path(incident + "checklist/", incidents.ChecklistView.as_view()),
-    path(incident + "checklist/<str:layer>/", incidents.ChecklistStepView.as_view()),
+    path(incident + "checklist/", checklist.ChecklistView.as_view()),
+    path(incident + "checklist/<str:layer>/", checklist.ChecklistStepView.as_view()),
     path(incident + "timeline/", incidents.TimelineView.as_view()),
     path(incident + "notes/", incidents.NoteView.as_view()),
-    path(incident + "findings/", incidents.FindingListView.as_view()),
-    path(incident + "evidence/", evidence.EvidenceListView.as_view()),
-    path(incident + "evidence/upload/", evidence.EvidenceUploadView.as_view()),
+    path(incident + "findings/", analysis.FindingListView.as_view()),
+    path(incident + "evidence/", analysis.EvidenceListView.as_view()),
+    path(incident + "evidence/upload/", analysis.EvidenceUploadView.as_view()),
     # `curl -T file URL/` appends the file's name to a URL ending in "/": accept it as the name.
-    path(incident + "evidence/upload/<str:filename>", evidence.EvidenceNamedUploadView.as_view()),
-    path(incident + "evidence/<int:evidence_id>/", evidence.EvidenceDetailView.as_view()),
+    path(incident + "evidence/upload/<str:filename>", analysis.EvidenceNamedUploadView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/", analysis.EvidenceDetailView.as_view()),
+    path("api/evidence-kinds/", evidence.EvidenceKindListView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),
     path(incident + "evidence/<int:evidence_id>/connections/", analysis.ConnectionListView.as_view()),

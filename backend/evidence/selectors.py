@@ -10,9 +10,8 @@ from incidents.models import Incident
 
 
 def evidence_of(*, incident: Incident) -> QuerySet[Evidence]:
-    return (
-        incident.evidence.select_related("uploaded_by", "incident__correlation").prefetch_related("runs").order_by("id")
-    )
+    """The incident's evidence in upload order."""
+    return incident.evidence.select_related("uploaded_by").order_by("id")
 
 
 def get_evidence(*, incident: Incident, evidence_id: int) -> Evidence:

@@ -1,163 +1,79 @@
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from analysis.models import AnalysisRun, Correlation
-from analysis.serializers import AnalysisRunSerializer
-from evidence.models import Evidence
+from whodunnet import registry
 from whodunnet.engine import EVIDENCE_KINDS
-from whodunnet.tuning import BBR_HELP, BBR_RANGES, MAX_LINK_BPS, Tuning, check_link_limits
-
-
-def latest_run(evidence: Evidence) -> AnalysisRun | None:
-    runs = list(evidence.runs.all())
-    return max(runs, key=lambda run: run.pk) if runs else None
-
-
-def _bbr_field(name: str) -> serializers.Field[Any, Any, Any, Any]:
-    low, high, whole = BBR_RANGES[name]
-    help_text = BBR_HELP[name][:1].upper() + BBR_HELP[name][1:] + "."
-    if whole:
-        return serializers.IntegerField(min_value=int(low), max_value=int(high), help_text=help_text)
-    return serializers.FloatField(min_value=low, max_value=high, help_text=help_text)
-
-
-class BbrSettingsSerializer(serializers.Serializer[Any]):
-    """Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots."""
-
-    bottom_share = _bbr_field("bottom_share")
-    min_bytes = _bbr_field("min_bytes")
-    min_duty = _bbr_field("min_duty")
-    max_flap = _bbr_field("max_flap")
-    v4_prefix = _bbr_field("v4_prefix")
-    v6_prefix = _bbr_field("v6_prefix")
-
-
-class BbrSettingsUpdateSerializer(BbrSettingsSerializer):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for field in self.fields.values():
-            field.required = False
-
-
-class SnapshotPairingSerializer(serializers.Serializer[Any]):
-    """How a counter snapshot is diffed: with which other snapshot, over what interval."""
-
-    role = serializers.ChoiceField(
-        choices=["before", "after", "only", "between"],
-        help_text="before/after: the earlier/later of the two snapshots diffed; only: alone (totals since boot); "
-        "between: in the middle of three or more (only the first and the last are diffed).",
-    )
-    other = serializers.IntegerField(allow_null=True, help_text="The evidence it is diffed with.")
-    other_filename = serializers.CharField(allow_null=True, help_text="That evidence's file name.")
-    interval_s = serializers.FloatField(allow_null=True, help_text="Seconds between the two snapshots, if known.")
-    ordered_by = serializers.ChoiceField(
-        choices=["time", "upload order"], help_text="What decided which snapshot is the earlier."
-    )
-    formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
-
-
-class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
-    id = serializers.IntegerField(read_only=True, help_text="Evidence id.")
-    filename = serializers.CharField(read_only=True, help_text="The uploader's file name (display only).")
-    size = serializers.IntegerField(read_only=True, help_text="Bytes stored.")
-    sha256 = serializers.CharField(read_only=True, help_text="SHA-256 of the stored bytes.")
-    kind = serializers.CharField(read_only=True, help_text="Evidence kind, detected from content.")
-    uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True, help_text="Who uploaded it.")
-    uploaded_at = serializers.DateTimeField(read_only=True, help_text="When it was uploaded.")
-    captured_at = serializers.DateTimeField(
-        read_only=True, allow_null=True, help_text="When the snapshot was taken, if a person said so."
-    )
-    analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
-    summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
-    bbr = serializers.SerializerMethodField(help_text="The BBR-candidate settings this file is analysed with.")
-    pairing = serializers.SerializerMethodField(help_text="For counter snapshots: how this one is diffed.")
-    link_limits_bps = serializers.SerializerMethodField(
-        help_text="Interface limits (bit/s) a person gave for this counters file; they win over its '# limit' lines."
-    )
-
-    class Meta:
-        model = Evidence
-        fields = [
-            "id",
-            "filename",
-            "size",
-            "sha256",
-            "kind",
-            "uploaded_by",
-            "uploaded_at",
-            "captured_at",
-            "analysis",
-            "summary",
-            "bbr",
-            "pairing",
-            "link_limits_bps",
-        ]
-
-    @extend_schema_field(AnalysisRunSerializer(allow_null=True))
-    def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
-        run = latest_run(evidence)
-        return dict(AnalysisRunSerializer(run).data) if run else None
-
-    @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
-    def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:
-        if evidence.kind != "counters":
-            return None
-        try:
-            pairs = evidence.incident.correlation.counter_pairs
-        except Correlation.DoesNotExist:
-            return None
-        found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
-        return dict(SnapshotPairingSerializer(found).data) if found else None
-
-    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
-    def get_link_limits_bps(self, evidence: Evidence) -> dict[str, float]:
-        return dict(Tuning.from_json(evidence.tuning).link_limits_bps)
-
-    @extend_schema_field(BbrSettingsSerializer)
-    def get_bbr(self, evidence: Evidence) -> dict[str, Any]:
-        return asdict(Tuning.from_json(evidence.tuning).bbr)
-
-    @extend_schema_field(serializers.JSONField(allow_null=True))
-    def get_summary(self, evidence: Evidence) -> Any:
-        run = latest_run(evidence)
-        return run.summary if run else None
+from whodunnet.kinds.settings import SettingsGroup
+from whodunnet.kinds.spec import UNITS
 
 
 class UploadErrorSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField(help_text="Why the upload was refused.")
 
 
-class EvidenceUpdateSerializer(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(
-        choices=[(kind, kind) for kind in EVIDENCE_KINDS],
+def _settings_field(group: SettingsGroup) -> serializers.Field[Any, Any, Any, Any]:
+    """The PATCH body's field for one settings group, derived from the group's schema."""
+    described = group.describe()
+    if described["numbers"] is not None:
+        fields: dict[str, Any] = {}
+        for n in described["numbers"]:
+            common = {"help_text": n["help"][:1].upper() + n["help"][1:] + ".", "required": False}
+            low, high = n["minimum"], n["maximum"]
+            if n["whole"]:
+                field: Any = serializers.IntegerField(min_value=int(low), max_value=int(high), **common)
+            else:
+                field = serializers.FloatField(min_value=low, max_value=high, **common)
+            fields[n["name"]] = field
+        name = "".join(part.capitalize() for part in group.name.split("_")) + "SettingsUpdateSerializer"
+        nested = type(name, (serializers.Serializer,), {"__doc__": group.help, **fields})
+        return nested(required=False, help_text=f"Change the {group.title}; the file is analysed again.")  # type: ignore[no-any-return]
+    rates = described["rates"]
+    return serializers.DictField(
+        child=serializers.FloatField(min_value=rates["minimum"], max_value=rates["maximum"]),
         required=False,
-        help_text="The kind to read the file as, when detection from the content got it wrong.",
+        help_text=group.help,
+    )
+
+
+class _EvidenceUpdate(serializers.Serializer[Any]):
+    """Correct the kind, say when a snapshot was taken, or change a settings group (one field per group)."""
+
+    kind = serializers.CharField(
+        required=False,
+        help_text="The kind to read the file as, when detection from the content got it wrong: "
+        "one of the kinds /api/evidence-kinds/ lists.",
     )
     captured_at = serializers.DateTimeField(
         required=False,
         allow_null=True,
         help_text="When this snapshot was taken: orders counter snapshots and sets the interval of rates.",
     )
-    bbr = BbrSettingsUpdateSerializer(
-        required=False, help_text="Change the BBR-candidate settings (sockets evidence); the file is analysed again."
-    )
-    link_limits_bps = serializers.DictField(
-        child=serializers.FloatField(min_value=1, max_value=MAX_LINK_BPS),
-        required=False,
-        help_text="Interface → limit in bit/s (counters evidence), replacing the ones given before; "
-        "the file is analysed again.",
-    )
 
-    def validate_link_limits_bps(self, value: dict[str, float]) -> dict[str, float]:
-        try:
-            return check_link_limits(value)
-        except ValueError as exc:
-            raise serializers.ValidationError(str(exc)) from exc
+    def validate_kind(self, value: str) -> str:
+        if value not in EVIDENCE_KINDS:
+            raise serializers.ValidationError(f"not an evidence kind: {value!r} (one of {', '.join(EVIDENCE_KINDS)})")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Each settings group's own checks (the engine's words: "not an interface name: 'x y'")."""
+        for name, group in registry.settings_groups().items():
+            if name in attrs:
+                try:
+                    group.parse(attrs[name])
+                except ValueError as exc:
+                    raise serializers.ValidationError({name: [str(exc)]}) from exc
+        return attrs
+
+
+#: The PATCH body: its settings fields are derived from every kind's settings schema.
+EvidenceUpdateSerializer: type[serializers.Serializer[Any]] = type(
+    "EvidenceUpdateSerializer",
+    (_EvidenceUpdate,),
+    {name: _settings_field(group) for name, group in registry.settings_groups().items()},
+)
 
 
 class EvidenceLineSerializer(serializers.Serializer[Any]):
@@ -169,3 +85,84 @@ class EvidenceLinesSerializer(serializers.Serializer[Any]):
     start = serializers.IntegerField(help_text="First line returned.")
     end = serializers.IntegerField(help_text="Last line asked for (at most start + 499).")
     lines = EvidenceLineSerializer(many=True, help_text="The lines; fewer when the file ends first.")
+
+
+class DisplaySerializer(serializers.Serializer[Any]):
+    unit = serializers.CharField(help_text='The unit a value is shown and typed in ("%", "Gbit/s").')
+    factor = serializers.FloatField(help_text="value = shown × factor (0.01 for a percentage of a share).")
+
+
+class NumberSettingSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(help_text="The setting's key in its group.")
+    label = serializers.CharField(help_text="The form's label.")  # type: ignore[assignment]  # a field, not Field.label
+    help = serializers.CharField(help_text="What it means.")
+    default = serializers.FloatField(help_text="Its value when nobody changed it.")
+    minimum = serializers.FloatField(help_text="The smallest value accepted.")
+    maximum = serializers.FloatField(help_text="The largest value accepted.")
+    whole = serializers.BooleanField(help_text="Whether it must be a whole number.")
+    display = DisplaySerializer(allow_null=True, help_text="How the form shows it, when not as it is.")
+
+
+class RateSettingsSerializer(serializers.Serializer[Any]):
+    keys_from = serializers.CharField(help_text="The summary key whose keys are offered (a snapshot's interfaces).")
+    key_label = serializers.CharField(help_text="What a key is (interface).")
+    minimum = serializers.FloatField(help_text="The smallest rate accepted, in bit/s.")
+    maximum = serializers.FloatField(help_text="The largest rate accepted, in bit/s.")
+    display = DisplaySerializer(help_text="How the form shows a rate.")
+
+
+class SettingsGroupSerializer(serializers.Serializer[Any]):
+    """A group of settings of one kind, as the PATCH body names it; the UI renders its form from this."""
+
+    name = serializers.CharField(help_text="The group's key in the PATCH body and in `settings`.")
+    title = serializers.CharField(help_text="The form's title.")
+    help = serializers.CharField(help_text="What the settings change.")
+    submit_label = serializers.CharField(help_text="The form's button.")
+    shape = serializers.ChoiceField(
+        choices=["numbers", "rates"], help_text="numbers: a fixed set of numbers; rates: a rate per key."
+    )
+    numbers = NumberSettingSerializer(many=True, allow_null=True, help_text="The numbers (shape numbers).")
+    rates = RateSettingsSerializer(allow_null=True, help_text="The rates (shape rates).")
+
+
+class FindingFieldSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField(help_text="A key of the finding's data (or of its rows).")
+    label = serializers.CharField(help_text="Its label.")  # type: ignore[assignment]  # a field, not Field.label
+    unit = serializers.ChoiceField(choices=list(UNITS), help_text="How its numbers are shown.")
+
+
+class EvidenceKindInfoSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(help_text="The kind, as evidence and the PATCH body name it.")
+    label = serializers.CharField(help_text="Its name for people.")  # type: ignore[assignment]  # a field, not Field.label
+    snapshot = serializers.BooleanField(help_text="A point-in-time snapshot, diffed with another (pairing).")
+    connections = serializers.BooleanField(help_text="Whether its evidence has a connection table.")
+    settings = SettingsGroupSerializer(many=True, help_text="The settings a person can change.")
+    findings = serializers.ListField(child=serializers.CharField(), help_text="The finding kinds it can emit.")
+    keys = FindingFieldSerializer(many=True, help_text="The label and unit of every data key of those findings.")
+
+
+class FindingTableSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField(help_text="The data key holding the rows.")
+    label = serializers.CharField(help_text="The table's name.")  # type: ignore[assignment]  # a field, not Field.label
+    columns = serializers.ListField(child=serializers.CharField(), help_text="The columns, in order (empty: all).")
+    by = serializers.CharField(help_text="For a map of rows: the first column's name (its keys); else empty.")
+
+
+class FindingSpecSerializer(serializers.Serializer[Any]):
+    """How the UI shows one finding kind's numbers."""
+
+    kind = serializers.CharField(help_text="The finding kind.")
+    evidence_kind = serializers.CharField(
+        help_text="The evidence kind that emits it, whose keys say how its data is shown; empty for the engine's own."
+    )
+    view = serializers.CharField(help_text="A dedicated rendering, when it has one; else empty.")
+    facts = serializers.ListField(child=serializers.CharField(), help_text="The data keys shown as facts, in order.")
+    tables = FindingTableSerializer(many=True, help_text="The data keys shown as tables.")
+    keys = FindingFieldSerializer(many=True, help_text="Its own keys' labels and units (the engine's findings).")
+
+
+class EvidenceKindCatalogueSerializer(serializers.Serializer[Any]):
+    """Every evidence kind and every finding kind, as the engine's registry describes them."""
+
+    kinds = EvidenceKindInfoSerializer(many=True, help_text="The evidence kinds, in the order they are detected.")
+    findings = FindingSpecSerializer(many=True, help_text="How each finding kind's numbers are shown.")

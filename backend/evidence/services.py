@@ -1,10 +1,12 @@
-"""Writes for evidence: receiving an upload and queueing its analysis."""
+"""Writes for evidence: receiving an upload, and what a person changes about how a file is read.
+
+Each write says what happened through ``evidence.signals`` (the analysis app, a layer above, queues the run).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -12,31 +14,36 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from analysis.services import queue_run
+from evidence import signals
 from evidence.models import Evidence
 from evidence.storage import Readable, stream_to_storage
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
+from whodunnet import registry
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
+from whodunnet.kinds.settings import SettingsGroup
 from whodunnet.tuning import Tuning
 
 MAX_FILENAME = 255
-CAPTURE_FORMATS = ("pcap", "pcapng")
 
 
 def detected_kind(*, head: bytes, path: Path) -> str:
-    """The evidence kind shown right after upload; the analysis may refine it."""
-    kind = sniff(head)
-    if kind in CAPTURE_FORMATS:
-        return "capture"
-    if kind == "gzip":
+    """The evidence kind shown right after upload; the analysis may refine it.
+
+    A binary format is named by its kind (``pcap`` → capture); a gzip is named by what it holds
+    when that is a binary format, else it stays ``gzip`` until the analysis reads it.
+    """
+    found = sniff(head)
+    if found == "gzip":
         try:
-            inner = sniff_gzip_inner(path)
+            found = sniff_gzip_inner(path)
         except MalformedInput:
             return "gzip"
-        return "capture" if inner in CAPTURE_FORMATS else "gzip"
-    return kind
+        binary = registry.kind_of_format(found)
+        return binary.name if binary else "gzip"
+    binary = registry.kind_of_format(found)
+    return binary.name if binary else found
 
 
 def display_name(raw: str) -> str:
@@ -82,7 +89,7 @@ def receive_upload(
                 summary=f"Uploaded {evidence.filename} ({stored.size:,} bytes, {detected})",
                 data={"evidence": evidence.pk, "sha256": stored.sha256, "kind": detected},
             )
-            queue_run(evidence=evidence)
+            signals.send(signals.needs_reading, evidence=evidence)
     except BaseException:
         stored.path.unlink(missing_ok=True)
         raise
@@ -102,9 +109,9 @@ def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:
 
 
 def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str, Any]) -> None:
-    """Say on the timeline what a person changed, and queue a run that reads the file with it.
+    """Say on the timeline what a person changed, and have the file read again with it.
 
-    The run reads the file as ``evidence.kind`` when a person chose it over the detected kind.
+    The file is read as ``evidence.kind`` when a person chose it over the detected kind.
     Call inside the transaction that made the change.
     """
     record_event(
@@ -114,38 +121,22 @@ def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str,
         summary=f"{evidence.filename}: {said}; analysing it again",
         data={"evidence": evidence.pk, **data},
     )
-    queue_run(evidence=evidence, forced_kind=evidence.kind if evidence.kind != evidence.detected_kind else "")
+    signals.send(signals.needs_reading, evidence=evidence)
 
 
-def set_bbr_settings(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
-    """Change how sockets.bbr_candidates ranks prefixes for this file, and analyse it again."""
-    current = asdict(Tuning.from_json(evidence.tuning).bbr)
-    said = ", ".join(f"{k} {v:g}" for k, v in sorted(changes.items()) if current.get(k) != v) or "unchanged"
+def change_settings(*, user: User, evidence: Evidence, group: SettingsGroup, change: Any) -> Evidence:
+    """Change one group of the analysis settings (BBR candidates, interface limits) and analyse the file again.
+
+    ``change`` is the PATCH body's value for the group: a group of numbers is merged into the current
+    values, a map of rates replaces the one given before (``SettingsGroup.merge``).
+    """
+    current = (evidence.tuning or {}).get(group.name)
     return _retune(
         user=user,
         evidence=evidence,
-        change=lambda tuning: {**tuning, "bbr": {**(tuning.get("bbr") or {}), **changes}},
-        said=f"BBR-candidate settings {said}",
+        change=lambda tuning: {**tuning, group.name: group.merge(tuning.get(group.name), change)},
+        said=group.said(current, change),
     )
-
-
-def set_link_limits(*, user: User, evidence: Evidence, limits: dict[str, float]) -> Evidence:
-    """Give the interfaces' limits (bit/s) that neighbours.link_usage compares throughput with."""
-    said = ", ".join(f"{name} {_rate(bps)}" for name, bps in sorted(limits.items())) or "none"
-    return _retune(
-        user=user,
-        evidence=evidence,
-        change=lambda tuning: {**tuning, "link_limits_bps": limits},
-        said=f"interface limits {said}",
-    )
-
-
-def _rate(bps: float) -> str:
-    """300000 → "300 kbit/s", 1e10 → "10 Gbit/s"."""
-    for scale, unit in ((1e12, "Tbit/s"), (1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
-        if bps >= scale:
-            return f"{bps / scale:g} {unit}"
-    return f"{bps:g} bit/s"
 
 
 def _retune(
@@ -162,8 +153,6 @@ def _retune(
 
 def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime | None) -> Evidence:
     """Say when a snapshot was taken; the findings across evidence are recomputed with it."""
-    from analysis.services import enqueue_correlation_on_commit
-
     with transaction.atomic():
         evidence.captured_at = captured_at
         evidence.save(update_fields=["captured_at"])
@@ -175,5 +164,5 @@ def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime 
             summary=f"{evidence.filename}: taken at {said}",
             data={"evidence": evidence.pk, "captured_at": captured_at.isoformat() if captured_at else None},
         )
-        enqueue_correlation_on_commit(evidence.incident_id)
+        signals.send(signals.captured_at_changed, evidence=evidence)
     return evidence

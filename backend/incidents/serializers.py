@@ -4,9 +4,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.models import Membership
 from accounts.serializers import TeamSerializer
-from analysis.serializers import FindingSerializer
-from incidents.models import EventKind, Incident, Layer, Severity, Status, TimelineEvent, Verdict
+from incidents.models import EventKind, Incident, Severity, Status, TimelineEvent
 
 
 class IncidentSerializer(serializers.ModelSerializer[Incident]):
@@ -20,6 +20,11 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
     created_at = serializers.DateTimeField(read_only=True, help_text="When it was opened here.")
     created_by = serializers.CharField(source="created_by.username", read_only=True, help_text="Who opened it.")
     evidence_count = serializers.IntegerField(read_only=True, help_text="Files uploaded.")
+    viewer_role = serializers.ChoiceField(
+        choices=Membership.Role.choices,
+        read_only=True,
+        help_text="Your role in the owning team: owners may also start, schedule and retry bisects.",
+    )
 
     class Meta:
         model = Incident
@@ -34,6 +39,7 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
             "created_at",
             "created_by",
             "evidence_count",
+            "viewer_role",
         ]
 
 
@@ -50,37 +56,6 @@ class IncidentUpdateSerializer(serializers.Serializer[Any]):
     symptom = serializers.CharField(allow_blank=True, required=False, help_text="What users see.")
     severity = serializers.ChoiceField(choices=Severity.choices, required=False, help_text="sev1 to sev4.")
     status = serializers.ChoiceField(choices=Status.choices, required=False, help_text="open, mitigated, resolved.")
-
-
-class SuggestionSerializer(serializers.Serializer[Any]):
-    verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The verdict the findings suggest.")
-    reason = serializers.CharField(help_text="Which findings suggest it.")
-
-
-class StepSerializer(serializers.Serializer[Any]):
-    layer = serializers.ChoiceField(choices=Layer.choices, source="step.layer", help_text="Checklist step.")
-    position = serializers.IntegerField(source="step.position", help_text="0 to 3, the order of the steps.")
-    verdict = serializers.ChoiceField(choices=Verdict.choices, source="step.verdict", help_text="Current verdict.")
-    rationale = serializers.CharField(source="step.rationale", help_text="Why the verdict was given.")
-    updated_by = serializers.CharField(
-        source="step.updated_by.username", allow_null=True, default=None, help_text="Who gave the verdict."
-    )
-    updated_at = serializers.DateTimeField(source="step.updated_at", allow_null=True, help_text="When.")
-    findings = FindingSerializer(many=True, help_text="Findings of this layer.")
-    suggestion = SuggestionSerializer(allow_null=True, help_text="What the findings suggest; a person decides.")
-    hint = serializers.CharField(help_text="What evidence would settle this step.")
-
-
-class VerdictSerializer(serializers.Serializer[Any]):
-    verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The new verdict.")
-    rationale = serializers.CharField(
-        allow_blank=True, help_text="Why. Required: a verdict without a rationale is refused."
-    )
-
-    def validate_rationale(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Say why: a verdict needs a rationale.")
-        return value
 
 
 class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
@@ -102,7 +77,3 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
 
 class NoteSerializer(serializers.Serializer[Any]):
     text = serializers.CharField(help_text="The note.", max_length=10000)
-
-
-def step_payload(view: Any) -> dict[str, Any]:
-    return dict(StepSerializer(view).data)

@@ -1,4 +1,4 @@
-"""Every write to incidents, the checklist and the timeline. Each writes its timeline event."""
+"""Every write to incidents and the timeline (a verdict on a checklist step: checklist/services.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import Team
-from incidents.models import ChecklistStep, EventKind, Incident, Layer, TimelineEvent, Verdict
+from incidents.models import ChecklistStep, EventKind, Incident, Layer, TimelineEvent
 
 
 def record_event(
@@ -77,26 +76,3 @@ def add_note(*, user: User, incident: Incident, text: str) -> TimelineEvent:
     if not text:
         raise ValidationError({"text": ["A note cannot be empty."]})
     return record_event(incident=incident, kind=EventKind.NOTE, actor=user, summary=text)
-
-
-@transaction.atomic
-def set_verdict(*, user: User, incident: Incident, layer: str, verdict: str, rationale: str) -> ChecklistStep:
-    """Give a checklist step a verdict; a rationale is required and lands on the timeline."""
-    rationale = rationale.strip()
-    if not rationale:
-        raise ValidationError({"rationale": ["Say why: a verdict needs a rationale."]})
-    step = ChecklistStep.objects.select_for_update().get(incident=incident, layer=layer)
-    previous = step.verdict
-    step.verdict = verdict
-    step.rationale = rationale
-    step.updated_by = user
-    step.updated_at = timezone.now()
-    step.save()
-    record_event(
-        incident=incident,
-        kind=EventKind.VERDICT_CHANGED,
-        actor=user,
-        summary=f"{Layer(layer).label}: {Verdict(previous).label} → {Verdict(verdict).label} — {rationale}",
-        data={"layer": layer, "from": previous, "to": verdict, "rationale": rationale},
-    )
-    return step

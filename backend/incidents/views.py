@@ -1,8 +1,7 @@
-"""Incident, checklist, timeline and findings endpoints. Rules live in services/selectors."""
+"""Incident and timeline endpoints (the checklist's: checklist/views.py). Rules live in services/selectors."""
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -10,18 +9,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.selectors import current_user
-from analysis.serializers import FindingSerializer
+from accounts.selectors import current_user, teams_for
 from incidents import selectors, services
-from incidents.models import Layer, Status
+from incidents.models import Status
 from incidents.serializers import (
     EventSerializer,
     IncidentCreateSerializer,
     IncidentSerializer,
     IncidentUpdateSerializer,
     NoteSerializer,
-    StepSerializer,
-    VerdictSerializer,
 )
 
 
@@ -42,7 +38,7 @@ class IncidentListView(APIView):
         form = IncidentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        team = selectors.teams_for(user=current_user(request)).filter(pk=data["team"]).first()
+        team = teams_for(user=current_user(request)).filter(pk=data["team"]).first()
         if team is None:
             return Response({"team": ["Not one of your teams."]}, status=400)
         incident = services.open_incident(
@@ -73,35 +69,6 @@ class IncidentDetailView(APIView):
         return Response(IncidentSerializer(incident).data)
 
 
-class ChecklistView(APIView):
-    @extend_schema(responses={200: StepSerializer(many=True)})
-    def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(StepSerializer(selectors.checklist(incident=incident), many=True).data)
-
-
-class ChecklistStepView(APIView):
-    @extend_schema(
-        parameters=[OpenApiParameter("layer", OpenApiTypes.STR, OpenApiParameter.PATH, enum=Layer.values)],
-        request=VerdictSerializer,
-        responses={200: StepSerializer},
-    )
-    def patch(self, request: Request, incident_id: int, layer: str) -> Response:
-        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        if layer not in Layer.values:
-            raise Http404("No such checklist step.")
-        form = VerdictSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        services.set_verdict(
-            user=current_user(request),
-            incident=incident,
-            layer=layer,
-            verdict=form.validated_data["verdict"],
-            rationale=form.validated_data["rationale"],
-        )
-        return Response(StepSerializer(selectors.get_step(incident=incident, layer=layer)).data)
-
-
 class TimelineView(APIView):
     @extend_schema(
         parameters=[
@@ -127,10 +94,3 @@ class NoteView(APIView):
         form.is_valid(raise_exception=True)
         event = services.add_note(user=current_user(request), incident=incident, text=form.validated_data["text"])
         return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
-
-
-class FindingListView(APIView):
-    @extend_schema(responses={200: FindingSerializer(many=True)})
-    def get(self, request: Request, incident_id: int) -> Response:
-        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(FindingSerializer(incident.findings.order_by("id"), many=True).data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,15 @@ DATA = Path(__file__).parent / "data"
 def evidence_dir(settings: Any, tmp_path: Path) -> Path:
     settings.EVIDENCE_DIR = tmp_path / "evidence"
     return settings.EVIDENCE_DIR  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def bisect_cache() -> Iterator[Path]:
+    """A folder for workers' bisect caches that the sandbox user can reach (pytest's tmp_path is 0700 root)."""
+    path = Path(tempfile.mkdtemp(prefix="wdn-bisect-test-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from bisects import services
 from bisects.kernel import upstream_tag
 from bisects.models import BisectJob, BisectStep, JobStatus, Schedule, ScheduleKind, StepStatus
+from bisects.services import jobs, schedules, steps
 from incidents.models import TimelineEvent
 from tests.conftest import client_for
 
@@ -41,7 +41,7 @@ WATCH = {
 @pytest.fixture
 def job(incident: Any, owner: User) -> BisectJob:
     fields = {k: v for k, v in JOB.items() if k not in ("good", "bad")}
-    return services.create_job(incident=incident, user=owner, good="v6.5.13", bad="v6.6.10", fields=fields)
+    return jobs.create_job(incident=incident, user=owner, good="v6.5.13", bad="v6.6.10", fields=fields)
 
 
 @pytest.fixture
@@ -55,33 +55,62 @@ def failed_job(incident: Any, owner: User) -> BisectJob:
 
 @pytest.fixture
 def schedule(incident: Any, owner: User) -> Schedule:
-    return services.create_schedule(user=owner, incident=incident, values=dict(WATCH))
+    return schedules.create_schedule(user=owner, incident=incident, values=dict(WATCH))
 
 
-def endpoints(incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule) -> list[tuple[str, str, Any]]:
+def run_endpoints(incident: Any, failed_job: BisectJob, schedule: Schedule) -> list[tuple[str, str, Any]]:
+    """The endpoints that make a worker run a reproducer: start, retry, schedule."""
     base = f"/api/incidents/{incident.pk}/"
     step = failed_job.steps.get()
     return [
-        ("get", base + "bisects/", None),
         ("post", base + "bisects/", JOB),
+        ("post", base + f"bisects/{failed_job.pk}/steps/{step.pk}/retry/", None),
+        ("post", base + "bisect-schedules/", {**WATCH, "name": "another"}),
+        ("patch", base + f"bisect-schedules/{schedule.pk}/", {"enabled": False}),
+    ]
+
+
+def read_endpoints(incident: Any, job: BisectJob, schedule: Schedule) -> list[tuple[str, str, Any]]:
+    """The endpoints every team member may use: read, cancel, remove a schedule."""
+    base = f"/api/incidents/{incident.pk}/"
+    return [
+        ("get", base + "bisects/", None),
         ("get", base + f"bisects/{job.pk}/", None),
         ("post", base + f"bisects/{job.pk}/cancel/", None),
-        ("post", base + f"bisects/{failed_job.pk}/steps/{step.pk}/retry/", None),
         ("get", base + "bisect-schedules/", None),
-        ("post", base + "bisect-schedules/", {**WATCH, "name": "another"}),
         ("get", base + f"bisect-schedules/{schedule.pk}/", None),
-        ("patch", base + f"bisect-schedules/{schedule.pk}/", {"enabled": False}),
         ("delete", base + f"bisect-schedules/{schedule.pk}/", None),
     ]
 
 
+def endpoints(incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule) -> list[tuple[str, str, Any]]:
+    # The writes that need the schedule come before its deletion.
+    return [*run_endpoints(incident, failed_job, schedule), *read_endpoints(incident, job, schedule)]
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("who", ["owner", "teammate"])
-def test_it_lets_the_team_use_every_bisect_endpoint(
-    who: str, request: Any, incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule
+def test_it_lets_an_owner_use_every_bisect_endpoint(
+    owner: User, incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule
 ) -> None:
-    client = client_for(request.getfixturevalue(who))
+    client = client_for(owner)
     for method, url, body in endpoints(incident, job, failed_job, schedule):
+        response = getattr(client, method)(url, body, format="json")
+        assert response.status_code in (200, 201, 204), (method, url, response.status_code, response.content)
+
+
+@pytest.mark.django_db
+def test_it_lets_a_teammate_read_and_cancel_but_not_run_a_reproducer(
+    teammate: User, incident: Any, job: BisectJob, failed_job: BisectJob, schedule: Schedule
+) -> None:
+    client = client_for(teammate)
+    for method, url, body in run_endpoints(incident, failed_job, schedule):
+        response = getattr(client, method)(url, body, format="json")
+        assert response.status_code == 403, (method, url, response.status_code, response.content)
+        assert "Only the team's owners" in response.json()["detail"]
+    assert BisectJob.objects.count() == 2
+    assert failed_job.steps.count() == 1
+    assert list(Schedule.objects.values_list("name", "enabled")) == [("6.x stable", True)]
+    for method, url, body in read_endpoints(incident, job, schedule):
         response = getattr(client, method)(url, body, format="json")
         assert response.status_code in (200, 201, 204), (method, url, response.status_code, response.content)
 
@@ -141,6 +170,28 @@ def test_it_creates_a_job_with_its_first_step_queued_and_posts_it_on_the_timelin
     assert [(s["index"], s["status"], s["commit"]) for s in body["steps"]] == [(0, "queued", "")]
     event = TimelineEvent.objects.get(incident=incident, kind="bisect_started")
     assert event.data["bisect"] == body["id"] and "v6.5.13 (good) .. v6.6.10 (bad)" in event.summary
+    assert "runs `./repro.sh` in the sandbox, without network" in event.summary
+    assert event.data["command"] == "./repro.sh" and event.data["sandboxed"] is True
+
+
+@pytest.mark.django_db
+def test_it_puts_a_scripts_first_line_and_its_variables_on_the_timeline(owner: User, incident: Any) -> None:
+    script = "# build and time it\nmake -j8\n./time-transfer\n"
+    body = {**JOB, "command": script, "env": {"XFER_BYTES": "10485760"}, "network": True}
+    response = client_for(owner).post(f"/api/incidents/{incident.pk}/bisects/", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["env"] == {"XFER_BYTES": "10485760"} and response.json()["network"] is True
+    event = TimelineEvent.objects.get(incident=incident, kind="bisect_started")
+    assert "runs `make -j8` (+1 more lines) in the sandbox, with the network, with XFER_BYTES set" in event.summary
+    assert event.data["command"] == script.strip()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("env", [{"WHODUNNET_COMMIT": "x"}, {"bad name": "x"}, {"A": "x" * 70000}])
+def test_it_refuses_variables_a_reproducer_may_not_be_given(owner: User, incident: Any, env: dict[str, str]) -> None:
+    response = client_for(owner).post(f"/api/incidents/{incident.pk}/bisects/", {**JOB, "env": env}, format="json")
+    assert response.status_code == 400
+    assert "env" in response.json()
 
 
 @pytest.mark.django_db
@@ -188,7 +239,7 @@ def test_it_cancels_a_job_once_and_says_so_on_the_timeline(owner: User, incident
     assert client.post(url).status_code == 409
     assert TimelineEvent.objects.filter(incident=incident, kind="bisect_cancelled").count() == 1
     # A cancelled job's step is no longer claimable by a worker.
-    assert services.claim_step(step_id=job.steps.get().pk) is None
+    assert steps.claim_step(step_id=job.steps.get().pk) is None
 
 
 @pytest.mark.django_db
@@ -224,7 +275,7 @@ def test_it_refuses_a_schedule_that_could_never_fire(
 
 @pytest.mark.django_db
 def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(owner: User, incident: Any) -> None:
-    services.create_schedule(
+    schedules.create_schedule(
         user=owner,
         incident=incident,
         values={
@@ -238,10 +289,10 @@ def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(own
         },
     )
     night = dt.datetime(2026, 3, 1, 23, 0, tzinfo=dt.UTC)
-    assert services.tick_schedules(now=night) == 1
-    assert services.tick_schedules(now=night + dt.timedelta(hours=3)) == 0  # same window, after midnight
-    assert services.tick_schedules(now=night + dt.timedelta(hours=12)) == 0  # outside the window
-    assert services.tick_schedules(now=night + dt.timedelta(days=1)) == 1  # the next night
+    assert schedules.tick_schedules(now=night) == 1
+    assert schedules.tick_schedules(now=night + dt.timedelta(hours=3)) == 0  # same window, after midnight
+    assert schedules.tick_schedules(now=night + dt.timedelta(hours=12)) == 0  # outside the window
+    assert schedules.tick_schedules(now=night + dt.timedelta(days=1)) == 1  # the next night
     jobs = BisectJob.objects.filter(incident=incident)
     assert jobs.count() == 2
     assert {(j.good, j.bad, j.started_by) for j in jobs} == {("v6.5", "v6.6", None)}
@@ -250,14 +301,14 @@ def test_it_fires_a_nightly_schedule_once_per_night_even_if_beat_ticks_again(own
 @pytest.mark.django_db
 def test_it_starts_a_once_schedule_at_its_time_only(owner: User, incident: Any) -> None:
     at = timezone.now() + dt.timedelta(hours=1)
-    services.create_schedule(
+    schedules.create_schedule(
         user=owner,
         incident=incident,
         values={**WATCH, "kind": "once", "tag_pattern": "", "good": "v1", "bad": "v2", "start_at": at},
     )
-    assert services.tick_schedules(now=at - dt.timedelta(minutes=1)) == 0
-    assert services.tick_schedules(now=at) == 1
-    assert services.tick_schedules(now=at + dt.timedelta(days=3)) == 0
+    assert schedules.tick_schedules(now=at - dt.timedelta(minutes=1)) == 0
+    assert schedules.tick_schedules(now=at) == 1
+    assert schedules.tick_schedules(now=at + dt.timedelta(days=3)) == 0
     assert BisectJob.objects.count() == 1
 
 

@@ -1,18 +1,19 @@
-"""A bisect whose reproducer is a real measurement: a transfer over a veth pair between two
-network namespaces, timed by a tiny C program the reproducer builds from the repository.
+"""A bisect whose reproducer is a real measurement: a TCP transfer timed by a tiny C program the
+reproducer builds from the repository, run in the workers' sandbox.
 
-The regression planted in the history is the one seed 000 is about: a smaller SO_RCVBUF on the
-receiving socket. The receiver does a fixed amount of work per read (1 ms), so each read can
-only drain what the receive buffer held: 1 MiB takes ~5 ms with a 256 KiB buffer and ~0.4 s
-with a 4 KiB one. (There is no netem here to add a path RTT; a slow reader makes the buffer
-the bottleneck the same way.) Traffic stays inside the namespaces, which the reproducer removes.
+The regression planted in the history is a smaller SO_RCVBUF on the receiving socket (the
+receive-window cap behind cross-region timeouts). The receiver does a fixed amount of work per
+read (1 ms), so each read can only drain what the receive buffer held: 1 MiB takes ~5 ms with a
+256 KiB buffer and ~0.4 s with a 4 KiB one. (There is no netem here to add a path RTT; a slow
+reader makes the buffer the bottleneck the same way.) Each run has a network namespace of its
+own: the transfer uses the sandbox's loopback, so a port the worker's host already uses, or two
+runs at once, never collide, and nothing is left behind.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ from django.contrib.auth.models import User
 from bisects.models import BisectJob
 from config.celery import app
 from tests.conftest import client_for
+from tests.gitrepo import git
 from tests.worker import WorkerProcess, wait_for
+from whodunnet.bisect.sandbox import Sandbox, SandboxError
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -87,54 +90,32 @@ int main(int argc, char **argv) {
 }
 """
 
-REPRO_SH = r"""#!/bin/sh
-# Build xfer.c, run it over a veth pair between two fresh network namespaces, print transfer_seconds.
+REPRO_SH = r"""# Build xfer.c and time a transfer over the sandbox's own loopback; print transfer_seconds.
 set -u
 cc -O2 -o "$WHODUNNET_SCRATCH/xfer" xfer.c || exit 125
-id=$$
-a=wdA$id b=wdB$id
-cleanup() { ip netns del $a 2>/dev/null; ip netns del $b 2>/dev/null; }
-trap cleanup EXIT
-ip netns add $a && ip netns add $b || exit 255
-ip link add va$id netns $a type veth peer name vb$id netns $b || exit 255
-ip -n $a addr add 10.199.0.1/30 dev va$id && ip -n $b addr add 10.199.0.2/30 dev vb$id
-ip -n $a link set va$id up && ip -n $b link set vb$id up
-ip netns exec $a "$WHODUNNET_SCRATCH/xfer" server 10.199.0.1 5001 ${XFER_BYTES:-1048576} &
+"$WHODUNNET_SCRATCH/xfer" server 127.0.0.1 5001 "$XFER_BYTES" &
 server=$!
-ip netns exec $b "$WHODUNNET_SCRATCH/xfer" client 10.199.0.1 5001 || exit 255
+"$WHODUNNET_SCRATCH/xfer" client 127.0.0.1 5001 || exit 255
 wait $server
 """
 COMMITS, PLANTED = 48, 31
 GOOD_BUFFER, BAD_BUFFER = 262144, 4096
 
 
-def _netns_unavailable() -> str | None:
-    if os.geteuid() != 0:
-        return "creating network namespaces needs root"
-    if shutil.which("ip") is None or shutil.which("cc") is None:
-        return "needs iproute2 (ip) and a C compiler (cc)"
-    name = f"wdprobe{os.getpid()}"
-    probe = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
-    subprocess.run(["ip", "netns", "del", name], capture_output=True)
-    return None if probe.returncode == 0 else f"ip netns add failed: {probe.stderr.strip()}"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Dev",
-        "GIT_AUTHOR_EMAIL": "dev@example.org",
-        "GIT_COMMITTER_NAME": "Dev",
-        "GIT_COMMITTER_EMAIL": "dev@example.org",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+def _unavailable() -> str | None:
+    if shutil.which("cc") is None:
+        return "needs a C compiler (cc)"
+    try:
+        problem = Sandbox.for_worker().check()
+    except SandboxError as exc:
+        problem = str(exc)
+    return f"the bisect sandbox cannot start here: {problem}" if problem else None
 
 
 def build_repo(path: Path) -> str:
     """A small history of the transfer program; commit PLANTED shrinks its receive buffer. Returns its id."""
     path.mkdir(parents=True)
-    _git(path, "init", "--quiet", "--initial-branch=main")
+    git(path, "init", "--quiet", "--initial-branch=main")
     source = XFER_C
     planted = ""
     for i in range(COMMITS):
@@ -142,50 +123,46 @@ def build_repo(path: Path) -> str:
         (path / "xfer.c").write_text(source.replace(f"#define RCVBUF {GOOD_BUFFER}", f"#define RCVBUF {buffer}"))
         (path / "CHANGES").write_text(f"change {i}\n")
         message = "xfer: use a 4 KiB receive buffer" if i == PLANTED else f"xfer: change {i}"
-        _git(path, "add", "-A")
-        _git(path, "commit", "--quiet", "-m", message)
+        git(path, "add", "-A")
+        git(path, "commit", "--quiet", "-m", message)
         if i == 0:
-            _git(path, "tag", "good")
+            git(path, "tag", "good")
         if i == PLANTED:
-            planted = _git(path, "rev-parse", "HEAD").strip()
-    _git(path, "tag", "bad")
+            planted = git(path, "rev-parse", "HEAD").strip()
+    git(path, "tag", "bad")
     return planted
 
 
 @pytest.fixture
-def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
-    reason = _netns_unavailable()
+def worker(evidence_dir: Path, tmp_path: Path, bisect_cache: Path) -> Iterator[WorkerProcess]:
+    reason = _unavailable()
     if reason:
         pytest.skip(reason)
     app.control.purge()
     process = WorkerProcess(
+        kind="bisect",
         evidence_dir=evidence_dir,
         log_dir=tmp_path,
-        extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(tmp_path / "cache")},
+        extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(bisect_cache)},
     ).start()
     yield process
     process.stop()
 
 
-def namespaces() -> set[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return {line.split()[0] for line in out.splitlines() if line.startswith("wd")}
-
-
-def test_it_bisects_a_socket_buffer_regression_measured_over_a_veth_pair(
+def test_it_bisects_a_socket_buffer_regression_measured_inside_the_sandbox(
     owner: User, incident: Any, worker: WorkerProcess, tmp_path: Path
 ) -> None:
     planted = build_repo(tmp_path / "xfer")
-    repro = tmp_path / "repro.sh"
-    repro.write_text(REPRO_SH)
-    before = namespaces()
+    # The worker's host already listens on the port the reproducer uses: its runs must not see it.
+    taken = socket.create_server(("127.0.0.1", 5001))
     response = client_for(owner).post(
         f"/api/incidents/{incident.pk}/bisects/",
         {
             "repo": str(tmp_path / "xfer"),
             "good": "good",
             "bad": "bad",
-            "command": f"sh {repro}",
+            "command": REPRO_SH,
+            "env": {"XFER_BYTES": "1048576"},
             "rule": "metric",
             "metric": "transfer_seconds",
             "threshold": 0.1,
@@ -198,12 +175,15 @@ def test_it_bisects_a_socket_buffer_regression_measured_over_a_veth_pair(
     assert response.status_code == 201, response.content
     job_id = response.json()["id"]
 
-    job = wait_for(
-        lambda: (j := BisectJob.objects.get(pk=job_id)) and j.is_terminal and j,
-        timeout=90,
-        what="the measured bisect to finish",
-        worker=worker,
-    )
+    try:
+        job = wait_for(
+            lambda: (j := BisectJob.objects.get(pk=job_id)) and j.is_terminal and j,
+            timeout=90,
+            what="the measured bisect to finish",
+            worker=worker,
+        )
+    finally:
+        taken.close()
 
     assert job.status == "found", job.error
     assert job.first_bad_commit == planted
@@ -212,4 +192,3 @@ def test_it_bisects_a_socket_buffer_regression_measured_over_a_veth_pair(
     for step in job.steps.filter(verdict__in=["good", "bad"]):
         values[step.verdict] += [run["metric_value"] for run in step.runs]
     assert max(values["good"]) < 0.1 < min(values["bad"]), values
-    assert namespaces() == before, "the reproducer left network namespaces behind"

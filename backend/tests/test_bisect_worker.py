@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from bisects import services
 from bisects.models import BisectJob, BisectStep, ScheduleFiring, WatchState
+from bisects.services import schedules
 from config.celery import app
 from incidents.models import TimelineEvent
 from tests.conftest import client_for
@@ -48,25 +48,20 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return testrepo.build_planted_repo(tmp_path_factory.mktemp("planted") / "repo")
 
 
-def script(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    path.chmod(0o755)
-    return str(path)
-
-
 class Workers:
     """Starts worker processes, each with its own clone cache (as on separate hosts)."""
 
-    def __init__(self, evidence_dir: Path, tmp_path: Path) -> None:
+    def __init__(self, evidence_dir: Path, tmp_path: Path, cache_root: Path) -> None:
         self.evidence_dir = evidence_dir
         self.tmp_path = tmp_path
+        self.cache_root = cache_root
         self.started: list[WorkerProcess] = []
 
-    def start(self) -> WorkerProcess:
+    def start(self, kind: str = "bisect") -> WorkerProcess:
         n = len(self.started)
-        cache = self.tmp_path / f"bisect-cache-{n}"
+        cache = self.cache_root / f"bisect-cache-{n}"
         worker = WorkerProcess(
+            kind=kind,
             evidence_dir=self.evidence_dir,
             log_dir=self.tmp_path,
             extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(cache)},
@@ -80,9 +75,9 @@ class Workers:
 
 
 @pytest.fixture
-def workers(evidence_dir: Path, tmp_path: Path) -> Iterator[Workers]:
+def workers(evidence_dir: Path, tmp_path: Path, bisect_cache: Path) -> Iterator[Workers]:
     app.control.purge()
-    pool = Workers(evidence_dir, tmp_path)
+    pool = Workers(evidence_dir, tmp_path, bisect_cache)
     yield pool
     pool.stop()
 
@@ -134,7 +129,7 @@ def test_it_finds_the_planted_regression_in_a_real_worker_within_log2_steps(
     owner: User, teammate: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     worker = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "repro.sh", testrepo.REPRODUCER))
+    job_id = start_job(owner, incident, planted, testrepo.REPRODUCER)
 
     job = wait_for(lambda: finished(job_id), timeout=90, what="the bisect to finish", worker=worker)
 
@@ -155,8 +150,9 @@ def test_it_resumes_from_the_stored_log_after_its_worker_is_killed_mid_step(
     owner: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     slow = testrepo.REPRODUCER.replace("#!/bin/sh\n", "#!/bin/sh\nsleep 0.4\n", 1)
+    workers.start("analysis")  # serves the housekeeping queue the reconciler runs on, as in production
     first = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "slow.sh", slow))
+    job_id = start_job(owner, incident, planted, slow)
 
     def running_step() -> BisectStep | None:
         return BisectStep.objects.filter(job_id=job_id, status="running", index__gte=3).exclude(commit="").first()
@@ -183,7 +179,7 @@ def test_it_finds_the_regression_with_a_flaky_reproducer_and_five_repeats(
     owner: User, incident: Any, planted: Any, workers: Workers, tmp_path: Path
 ) -> None:
     worker = workers.start()
-    job_id = start_job(owner, incident, planted, script(tmp_path, "flaky.sh", testrepo.FLAKY_REPRODUCER), repeats=5)
+    job_id = start_job(owner, incident, planted, testrepo.FLAKY_REPRODUCER, repeats=5)
 
     job = wait_for(lambda: finished(job_id), timeout=120, what="the flaky bisect to finish", worker=worker)
 
@@ -207,7 +203,7 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
     bad_commit = git(planted.path, "rev-parse", "v2.0")
     good_commit = git(planted.path, "rev-parse", "v1.0")
     git(planted.path, "tag", "-d", "v2.0")  # the regressing release is not out yet
-    schedule = services.create_schedule(
+    schedule = schedules.create_schedule(
         user=owner,
         incident=incident,
         values={
@@ -216,7 +212,7 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
             "repo": str(planted.path),
             "tag_pattern": "v*",
             "interval_minutes": 60,
-            "command": script(tmp_path, "repro.sh", testrepo.REPRODUCER),
+            "command": testrepo.REPRODUCER,
             "step_timeout": 30,
         },
     )
@@ -226,18 +222,18 @@ def test_a_watch_that_turns_bad_starts_exactly_one_bisect(
     def firings_done(count: int) -> bool:
         return ScheduleFiring.objects.filter(schedule=schedule, status="done").count() >= count
 
-    assert services.tick_schedules(now=t0) == 1
+    assert schedules.tick_schedules(now=t0) == 1
     wait_for(lambda: firings_done(1), timeout=60, what="the first watch check", worker=worker)
     schedule.refresh_from_db()
     assert (schedule.state, schedule.last_good_ref, schedule.last_good_commit) == ("good", "v1.0", good_commit)
 
     git(planted.path, "tag", "v2.0", bad_commit)  # the new release regresses
     later = t0 + dt.timedelta(hours=1)
-    fired = [services.tick_schedules(now=later), services.tick_schedules(now=later + dt.timedelta(minutes=1))]
+    fired = [schedules.tick_schedules(now=later), schedules.tick_schedules(now=later + dt.timedelta(minutes=1))]
     assert fired == [1, 0]
     wait_for(lambda: firings_done(2), timeout=60, what="the second watch check", worker=worker)
     # A later period tests the same (still bad) release: no second bisect.
-    assert services.tick_schedules(now=t0 + dt.timedelta(hours=2)) == 1
+    assert schedules.tick_schedules(now=t0 + dt.timedelta(hours=2)) == 1
     wait_for(lambda: firings_done(3), timeout=60, what="the third watch check", worker=worker)
 
     jobs = list(BisectJob.objects.filter(incident=incident))

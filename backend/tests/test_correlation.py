@@ -12,6 +12,7 @@ from analysis import services
 from analysis.models import AnalysisRun, Finding
 from evidence.services import receive_upload
 from tests.conftest import DATA, client_for
+from whodunnet.engine import EVIDENCE_KINDS
 
 SEED000 = DATA / "seed000"
 
@@ -110,15 +111,15 @@ def test_a_teammate_changes_the_bbr_candidate_settings_and_the_file_is_read_agai
     assert first.data["params"]["min_bytes"] == 100_000 and first.data["intervals"] == 8
     client = client_for(teammate)
     url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
-    assert client.get(url).json()["bbr"]["bottom_share"] == 0.2
+    assert client.get(url).json()["settings"]["bbr"]["bottom_share"] == 0.2
     refused = client.patch(url, {"bbr": {"bottom_share": 2}}, format="json")
     assert refused.status_code == 400 and "bottom_share" in refused.json()["bbr"]
     # The form sends every setting; the timeline names the one that changed.
-    everything = {**client.get(url).json()["bbr"], "min_bytes": 1000}
+    everything = {**client.get(url).json()["settings"]["bbr"], "min_bytes": 1000}
     response = client.patch(url, {"bbr": everything}, format="json")
     assert response.status_code == 200
     card = response.json()
-    assert card["bbr"]["min_bytes"] == 1000 and card["bbr"]["bottom_share"] == 0.2
+    assert card["settings"]["bbr"]["min_bytes"] == 1000 and card["settings"]["bbr"]["bottom_share"] == 0.2
     assert card["analysis"]["status"] == "queued"
     services.execute_run(run_id=card["analysis"]["id"])
     # The new run supersedes the first one's findings: the checklist shows one answer, not two.
@@ -145,7 +146,7 @@ def test_interface_limits_given_on_the_card_decide_whether_a_link_is_near_its_li
     assert refused.status_code == 400 and "not an interface name" in refused.json()["link_limits_bps"][0]
     assert client.patch(url, {"link_limits_bps": {"lo": -5}}, format="json").status_code == 400
     response = client.patch(url, {"link_limits_bps": {"lo": 300_000}}, format="json")
-    assert response.status_code == 200 and response.json()["link_limits_bps"] == {"lo": 300_000.0}
+    assert response.status_code == 200 and response.json()["settings"] == {"link_limits_bps": {"lo": 300_000.0}}
     services.execute_run(run_id=response.json()["analysis"]["id"])
     services.correlate(incident_id=incident.pk)
     usage = Finding.objects.get(incident=incident, correlation__isnull=False, kind="neighbours.link_usage")
@@ -178,3 +179,44 @@ def test_a_run_that_finishes_after_a_newer_one_does_not_bring_back_old_findings(
     assert older.status == "done"
     kinds = list(Finding.objects.filter(incident=incident).values_list("kind", "run_id"))
     assert sorted(kinds) == [("sockets.bbr_candidates", newer.pk), ("sockets.summary", newer.pk)]
+
+
+@pytest.mark.django_db
+def test_a_partial_change_keeps_the_other_settings_and_a_rate_map_replaces_the_old_one(
+    owner: User, incident: Any
+) -> None:
+    sockets = upload_and_analyse(incident, owner, DATA / "loopback" / "ss-tinmoe-timeseries.txt")
+    counters = upload_and_analyse(incident, owner, DATA / "loopback" / "ip-s-link-lo-after.txt")
+    client = client_for(owner)
+    base = f"/api/incidents/{incident.pk}/evidence/"
+    assert client.patch(f"{base}{sockets.pk}/", {"bbr": {"min_duty": 0.7}}, format="json").status_code == 200
+    card = client.patch(f"{base}{sockets.pk}/", {"bbr": {"v4_prefix": 16}}, format="json").json()
+    assert (card["settings"]["bbr"]["min_duty"], card["settings"]["bbr"]["v4_prefix"]) == (0.7, 16)
+    assert list(card["settings"]) == ["bbr"]  # only the groups of its own kind
+    client.patch(f"{base}{counters.pk}/", {"link_limits_bps": {"lo": 1e9, "eth0": 1e10}}, format="json")
+    card = client.patch(f"{base}{counters.pk}/", {"link_limits_bps": {"eth0": 2e10}}, format="json").json()
+    assert card["settings"] == {"link_limits_bps": {"eth0": 2e10}}
+    refused = client.patch(f"{base}{counters.pk}/", {"kind": "vmstat"}, format="json")
+    assert refused.status_code == 400 and "not an evidence kind" in refused.json()["kind"][0]
+
+
+@pytest.mark.django_db
+def test_it_serves_every_evidence_kind_with_its_settings_and_how_its_findings_are_shown(owner: User) -> None:
+    catalogue = client_for(owner).get("/api/evidence-kinds/").json()
+    kinds = {k["name"]: k for k in catalogue["kinds"]}
+    assert list(kinds) == list(EVIDENCE_KINDS)
+    (bbr,) = kinds["sockets"]["settings"]
+    assert bbr["shape"] == "numbers" and bbr["title"] == "BBR-candidate settings"
+    share = next(n for n in bbr["numbers"] if n["name"] == "bottom_share")
+    assert (share["label"], share["default"], share["display"]) == (
+        "Bad group (% of prefixes)",
+        0.2,
+        {"unit": "%", "factor": 0.01},
+    )
+    (limits,) = kinds["counters"]["settings"]
+    assert limits["rates"]["keys_from"] == "interfaces" and kinds["counters"]["snapshot"]
+    specs = {f["kind"]: f for f in catalogue["findings"]}
+    assert specs["tcp.receive_window_limited"]["evidence_kind"] == "capture"
+    window = next(k for k in kinds["capture"]["keys"] if k["key"] == "window")
+    assert window == {"key": "window", "label": "Window", "unit": "bytes_exact"}
+    assert specs["kernel.known_change_in_range"]["view"] == "known_changes"

@@ -85,6 +85,14 @@ def test_it_refuses_anonymous_requests(incident: Any, evidence: Any) -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("who", ["owner", "teammate", "outsider"])
+def test_the_evidence_kinds_are_for_anyone_signed_in_and_nobody_else(who: str, request: Any) -> None:
+    # The catalogue describes the engine, not any team's data: every signed-in user may read it.
+    assert client_for(request.getfixturevalue(who)).get("/api/evidence-kinds/").status_code == 200
+    assert client_for(None).get("/api/evidence-kinds/").status_code == 403
+
+
+@pytest.mark.django_db
 def test_it_lists_only_the_incidents_of_my_teams(owner: User, outsider: User, incident: Any) -> None:
     assert [row["id"] for row in client_for(owner).get("/api/incidents/").json()] == [incident.pk]
     assert client_for(outsider).get("/api/incidents/").json() == []

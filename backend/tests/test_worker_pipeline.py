@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from analysis import dispatch
 from analysis.models import AnalysisRun, Finding
 from config.celery import app
 from incidents.models import TimelineEvent
@@ -27,7 +28,7 @@ TERMINAL = ("done", "failed")
 @pytest.fixture
 def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
     app.control.purge()
-    process = WorkerProcess(evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
     yield process
     process.stop()
 
@@ -91,8 +92,8 @@ def test_it_analyses_a_real_capture_in_a_worker_and_stores_findings_once(
 
     # Delivered again (a redelivery after a lost ack): a no-op, nothing doubles.
     before = Finding.objects.filter(evidence_id=evidence["id"]).count()
-    app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
-    app.send_task("analysis.tasks.analyze_evidence", args=[run.pk])
+    app.send_task(dispatch.ANALYZE_EVIDENCE, args=[run.pk])
+    app.send_task(dispatch.ANALYZE_EVIDENCE, args=[run.pk])
     wait_for(
         lambda: "analyze_evidence" in worker.logs() and worker.logs().count("succeeded") >= 3,
         timeout=30,
@@ -124,7 +125,7 @@ def test_it_finishes_a_run_exactly_once_after_its_worker_is_killed(
 
     # The run's heartbeat goes stale; a new worker's start-up reconcile claims it again.
     time.sleep(3.5)
-    second = WorkerProcess(evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    second = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
     try:
         run = wait_for(lambda: finished(evidence["id"]), timeout=120, what="the re-run to finish", worker=second)
     finally:
@@ -140,7 +141,10 @@ def test_it_finishes_a_run_exactly_once_after_its_worker_is_killed(
 def small_limit_worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
     app.control.purge()
     process = WorkerProcess(
-        evidence_dir=evidence_dir, log_dir=tmp_path, extra_env={"WHODUNNET_MAX_UPLOAD_BYTES": str(4 * 1024 * 1024)}
+        kind="analysis",
+        evidence_dir=evidence_dir,
+        log_dir=tmp_path,
+        extra_env={"WHODUNNET_MAX_UPLOAD_BYTES": str(4 * 1024 * 1024)},
     ).start()
     yield process
     process.stop()

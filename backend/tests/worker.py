@@ -1,4 +1,7 @@
-"""A real Celery worker process for tests that cross the broker, pointed at the test database."""
+"""Real Celery worker processes for tests that cross the broker, pointed at the test database.
+
+Each serves the queues of one entry of ``config.queues.WORKERS`` ("analysis" or "bisect"), as in production.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from urllib.parse import quote
 
 from django.db import connection
 
+from config.queues import WORKERS
+
 BACKEND = Path(__file__).resolve().parent.parent
 
 
@@ -26,9 +31,12 @@ def test_database_url() -> str:
 
 
 class WorkerProcess:
-    """``celery worker`` in its own process group, so a test can SIGKILL all of it."""
+    """``celery worker`` for the queues of ``WORKERS[kind]``, in its own process group (a test can SIGKILL it)."""
 
-    def __init__(self, *, evidence_dir: Path, log_dir: Path, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, *, kind: str, evidence_dir: Path, log_dir: Path, extra_env: dict[str, str] | None = None
+    ) -> None:
+        self.kind = kind
         self.env = {
             **os.environ,
             "DATABASE_URL": test_database_url(),
@@ -40,7 +48,7 @@ class WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
-        name = f"test-{uuid.uuid4().hex[:8]}@%h"
+        name = f"{self.kind}-test-{uuid.uuid4().hex[:8]}@%h"
         with open(self.log_dir / f"worker-{time.monotonic_ns()}.log", "wb") as log:
             self.process = subprocess.Popen(
                 [
@@ -50,6 +58,8 @@ class WorkerProcess:
                     "-A",
                     "config",
                     "worker",
+                    "--queues",
+                    ",".join(WORKERS[self.kind]),
                     "--concurrency",
                     "1",
                     "--pool",

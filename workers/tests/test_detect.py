@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from capture_testdata import CAPTURES
 
-from whodunnet import detect
-from whodunnet.detect import sniff, sniff_gzip_inner, text_kind
+from whodunnet import registry
+from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
+from whodunnet.kinds.spec import Kind
 
 
 @pytest.mark.parametrize(
@@ -36,15 +37,26 @@ def test_it_tells_empty_text_and_binary_apart() -> None:
     assert sniff(bytes(range(256))) == "binary"
 
 
-def test_it_lets_a_text_kind_be_added_with_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(detect, "TEXT_KINDS", dict(detect.TEXT_KINDS))
-
-    @text_kind("vmstat")
+def test_it_lets_a_text_kind_be_added_with_one_registry_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def _vmstat(text: str) -> bool:
         return text.startswith("procs -----")
 
+    vmstat = Kind(
+        name="vmstat", label="vmstat", analyze=print, sniff_text=_vmstat, findings=(), fields={}, fuzz_seeds=tmp_path
+    )
+    monkeypatch.setattr(registry, "KINDS", (*registry.KINDS, vmstat))
     assert sniff(b"procs -----------memory---------- ---swap-- -----io----\n") == "vmstat"
     assert sniff(b"something else\n") == "text"
+
+
+def test_it_tries_the_kinds_in_the_registry_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def greedy(text: str) -> bool:
+        return True
+
+    first = Kind(name="first", label="", analyze=print, sniff_text=greedy, findings=(), fields={}, fuzz_seeds=tmp_path)
+    monkeypatch.setattr(registry, "KINDS", (first, *registry.KINDS))
+    assert sniff(b"1234 10:00:00.000001 close(3) = 0\n") == "first"
+    assert sniff(bytes.fromhex("d4c3b2a1") + bytes(60)) == "pcap"  # binary formats by magic before any text
 
 
 def test_it_sniffs_what_is_inside_a_gzip() -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from capture_testdata import CAPTURES
 
+from whodunnet import registry
 from whodunnet.engine import EVIDENCE_KINDS, analyze, combine
+from whodunnet.kinds.spec import Combiner
+from whodunnet.model import EvidenceResult, Finding
+
+COMBINERS = registry.combiners()
 
 STRACE = b"1234 10:00:00.000001 setsockopt(3, SOL_SOCKET, SO_RCVBUF, [65536], 4) = 0\n"
 
@@ -47,3 +54,26 @@ def test_it_combines_stored_kernel_results_into_a_range_finding(tmp_path: Path) 
     separately = [analyze([before]).evidence[0], analyze([after]).evidence[0]]
     kinds = {f.kind for f in combine(separately, [])}
     assert "kernel.known_change_in_range" in kinds
+
+
+def test_a_failing_combiner_is_logged_and_reported_while_the_others_still_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> list[Finding]:
+        raise ZeroDivisionError("division by zero")
+
+    failing = Combiner("the imaginary diffs", "neighbours", broken)
+    monkeypatch.setattr(registry, "combiners", lambda: [failing, *COMBINERS])
+    before, after = tmp_path / "before.txt", tmp_path / "after.txt"
+    before.write_text("6.5.13\n")
+    after.write_text("6.6.10-1-aws\n")
+    with caplog.at_level(logging.ERROR, logger="whodunnet.engine"):
+        found = combine([analyze([before]).evidence[0], analyze([after]).evidence[0]], [])
+    (failed,) = [f for f in found if f.kind == "engine.combiner_failed"]
+    assert failed.layer == "neighbours" and failed.data == {
+        "combiner": "the imaginary diffs",
+        "error": "ZeroDivisionError: division by zero",
+    }
+    assert "the imaginary diffs" in failed.title and "ZeroDivisionError" in failed.explanation
+    assert "kernel.known_change_in_range" in {f.kind for f in found}
+    assert "the imaginary diffs" in caplog.text and "ZeroDivisionError" in caplog.text

@@ -6,13 +6,13 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import asdict
 from typing import Any, TextIO
 
+from whodunnet import registry
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
 from whodunnet.model import AnalysisResult
-from whodunnet.tuning import BBR_HELP, BBR_RANGES, BbrParams, Tuning, parse_rate
+from whodunnet.tuning import Tuning
 
 
 def register(subparsers: Any) -> None:
@@ -31,26 +31,8 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="stop reading a file after N (decompressed) bytes; default 10 GiB",
     )
-    bbr = p.add_argument_group(
-        "BBR candidates (seed 003)", "how sockets.bbr_candidates ranks prefixes over ss snapshots"
-    )
-    for name, value in asdict(BbrParams()).items():
-        whole = BBR_RANGES[name][2]
-        bbr.add_argument(
-            f"--bbr-{name.replace('_', '-')}",
-            dest=f"bbr_{name}",
-            type=int if whole else float,
-            default=value,
-            metavar="N" if whole else "F",
-            help=f"{BBR_HELP[name]}; default {value}".replace("%", "%%"),  # argparse formats help with %
-        )
-    p.add_argument(
-        "--link-limit",
-        action="append",
-        default=[],
-        metavar="IFACE=RATE",
-        help="an interface's limit for neighbours.link_usage, e.g. eth0=10G or macvtap2=800M (repeatable)",
-    )
+    for group in registry.settings_groups().values():  # each kind's settings, from its schema
+        group.add_cli(p)
     p.set_defaults(handler=run)
 
 
@@ -62,14 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         return 2
     try:
-        links = {}
-        for item in args.link_limit:
-            name, sep, rate = item.partition("=")
-            if not sep:
-                raise ValueError(f"--link-limit wants IFACE=RATE, not {item!r}")
-            links[name] = parse_rate(rate)
-        bbr = {name: getattr(args, f"bbr_{name}") for name in BBR_RANGES}
-        tuning = Tuning.from_json({"bbr": bbr, "link_limits_bps": links})
+        tuning = Tuning.from_json({name: g.from_cli(args) for name, g in registry.settings_groups().items()})
     except ValueError as exc:
         print(f"whodunnet analyze: error: {exc}", file=sys.stderr)
         return 2

@@ -1,72 +1,47 @@
 """Content sniffing: what kind of evidence a file is, from its first bytes, never its name.
 
-``sniff`` is what the backend calls on the first 64 KiB of an upload. Text kinds are a
-small registry: adding one (strace, ``ss -tin`` ...) is one function decorated with
-``@text_kind("name")``; the first registered sniffer that says yes wins, and plain
-``"text"`` is the fallback.
+``sniff`` is what the backend calls on the first 64 KiB of an upload. Every kind in
+``whodunnet.registry`` brings its own sniffer: binary formats by magic number (a capture
+says ``pcap`` or ``pcapng``), text kinds from the decoded head, tried in the registry's
+order (the first that says yes wins); plain ``"text"`` is the fallback.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from whodunnet import registry
 from whodunnet.errors import MalformedInput
-
-PCAP_MAGICS = frozenset(
-    {
-        b"\xa1\xb2\xc3\xd4",  # microseconds, big-endian
-        b"\xd4\xc3\xb2\xa1",  # microseconds, little-endian
-        b"\xa1\xb2\x3c\x4d",  # nanoseconds, big-endian
-        b"\x4d\x3c\xb2\xa1",  # nanoseconds, little-endian
-    }
-)
-PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
-GZIP_MAGIC = b"\x1f\x8b"
+from whodunnet.magic import GZIP_MAGIC
 
 #: How much of a gzip's content ``sniff_gzip_inner`` inflates to decide what is inside.
 GZIP_SNIFF_BYTES = 8192
-
-TextSniffer = Callable[[str], bool]
-TEXT_KINDS: dict[str, TextSniffer] = {}
 
 # Control bytes that ordinary text files contain (tab, LF, VT, FF, CR, ESC, backspace).
 _TEXT_CONTROLS = frozenset(b"\t\n\x0b\x0c\r\x1b\x08")
 
 
-def text_kind(name: str) -> Callable[[TextSniffer], TextSniffer]:
-    """Register ``fn(text) -> bool`` as the sniffer of the text evidence kind ``name``."""
-
-    def register(fn: TextSniffer) -> TextSniffer:
-        TEXT_KINDS[name] = fn
-        return fn
-
-    return register
-
-
 def sniff(head: bytes) -> str:
     """The kind of a file from its first bytes.
 
-    Returns ``"empty"``, ``"pcap"``, ``"pcapng"``, ``"gzip"``, a registered text kind,
-    ``"text"`` or ``"binary"``.
+    Returns ``"empty"``, a binary format a kind reads (``"pcap"``, ``"pcapng"``), ``"gzip"``,
+    the name of a text kind, ``"text"`` or ``"binary"``.
     """
     if not head:
         return "empty"
-    magic = head[:4]
-    if magic in PCAP_MAGICS:
-        return "pcap"
-    if magic == PCAPNG_MAGIC:
-        return "pcapng"
+    for kind in registry.KINDS:
+        if kind.sniff_bytes is not None and (fmt := kind.sniff_bytes(head)) is not None:
+            return fmt
     if head[:2] == GZIP_MAGIC:
         return "gzip"
     if not looks_like_text(head):
         return "binary"
     text = head.decode("utf-8", errors="replace")
-    for name, matches in TEXT_KINDS.items():
-        if matches(text):
-            return name
+    for kind in registry.KINDS:
+        if kind.sniff_text is not None and kind.sniff_text(text):
+            return kind.name
     return "text"
 
 
@@ -113,11 +88,3 @@ def _sniff_gzip_stream(f: BinaryIO, limit: int) -> str:
             raise MalformedInput(f"the file starts like gzip but does not decompress ({exc})") from None
         pending = d.unconsumed_tail
     return sniff(out)
-
-
-# The host and application text kinds (strace, kernel versions, counters, ss, latency, sysctl,
-# app config) live with their parsers; registered here so that sniffing alone knows them.
-from whodunnet.textkinds.sniff import SNIFFERS  # noqa: E402
-
-for _name, _sniffer in SNIFFERS:
-    text_kind(_name)(_sniffer)

@@ -1,61 +1,36 @@
 """The engine entry point: files in, one ``AnalysisResult`` out.
 
 ``analyze`` is what the Celery worker and ``whodunnet analyze`` call. It detects each
-file's kind from its content, runs the analyzer registered for that kind and never
+file's kind from its content, runs that kind's analyzer (``whodunnet.registry``) and never
 raises for bad input: a file that cannot be read is an ``EvidenceResult`` with an
-``error`` (and whatever was read before the break).
+``error`` (and whatever was read before the break). ``combine`` runs the kinds' combiners
+over results alone (the backend calls it for a whole incident).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whodunnet import ENGINE_VERSION
-from whodunnet.capture import analyze_capture
+from whodunnet import ENGINE_VERSION, registry, snapshots
 from whodunnet.capture_pairs import compare_captures
-from whodunnet.correlate import correlate
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import MalformedInput
+from whodunnet.kinds.spec import Combiner, Kind
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
-from whodunnet.textkinds.registry import TEXT_ANALYZERS
 from whodunnet.tuning import DEFAULT_TUNING, Tuning
 
+logger = logging.getLogger(__name__)
+
 ProgressCallback = Callable[[float, str], None]
-#: ``(index, path, limits=..., progress=...) -> (evidence, findings)``
-Analyzer = Callable[..., tuple[EvidenceResult, list[Finding]]]
-
-#: Detected kind → analyzer. A new evidence kind is one entry here.
-ANALYZERS: dict[str, Analyzer] = {
-    "pcap": analyze_capture,
-    "pcapng": analyze_capture,
-}
-ANALYZERS.update(TEXT_ANALYZERS)  # strace, kernel versions, sysctl, counters, sockets, latency, app config
-
-#: Detected kind → the keyword arguments its analyzer takes from the person's settings.
-_TUNED: dict[str, Callable[[Tuning], dict[str, Any]]] = {
-    "sockets": lambda t: {"bbr": t.bbr},
-    "counters": lambda t: {"link_limits_bps": t.link_limits_bps},
-}
-
-
-def _no_tuning(_: Tuning) -> dict[str, Any]:
-    return {}
-
 
 #: The kinds a person can choose when the content sniffing got a file wrong.
-EVIDENCE_KINDS: tuple[str, ...] = ("capture", *TEXT_ANALYZERS)
-_CAPTURE_FORMATS = ("pcap", "pcapng")
-
-#: ``(evidence, findings) -> more findings``: analyses of all the files of one run together
-#: (counter snapshot pairs, kernel before/after, the receive-window model), run after every
-#: file has its own result.
-Combiner = Callable[[Sequence[EvidenceResult], Sequence[Finding]], list[Finding]]
-COMBINERS: list[Combiner] = [correlate]
+EVIDENCE_KINDS: tuple[str, ...] = registry.names()
 
 #: How many bytes of a file ``sniff`` sees (the backend sniffs the same 64 KiB).
 SNIFF_BYTES = 64 * 1024
@@ -124,31 +99,31 @@ def _analyze_one(
             head = f.read(SNIFF_BYTES)
     except OSError as exc:
         return _unknown(path, f"the file cannot be read ({exc.strerror or exc})"), []
-    kind = sniff(head)
-    if kind == "empty":
+    found = sniff(head)
+    if found == "empty":
         return _unknown(path, "the file is empty"), []
-    if wanted is not None and wanted != "capture":
-        if wanted not in TEXT_ANALYZERS:
-            return _unknown(path, f"unknown evidence kind {wanted!r}"), []
-        kind = wanted
-    elif wanted == "capture" and kind not in (*_CAPTURE_FORMATS, "gzip"):
-        return _unknown(path, f"this is not a capture: it looks like {_describe(kind, head)}"), []
-    if kind == "gzip":
+    chosen = registry.kind(wanted) if wanted is not None else None
+    if wanted is not None and chosen is None:
+        return _unknown(path, f"unknown evidence kind {wanted!r}"), []
+    if chosen is not None and chosen.formats and found not in (*chosen.formats, "gzip"):
+        return _unknown(path, f"this is not a {chosen.name}: it looks like {_describe(found, head)}"), []
+    if found == "gzip" and (chosen is None or chosen.formats):
         try:
-            kind = sniff_gzip_inner(path)
+            found = sniff_gzip_inner(path)
         except MalformedInput as exc:
             return _unknown(path, exc.message), []
-        if kind not in ANALYZERS:
-            return _unknown(path, f"the file is gzip-compressed {_describe(kind)}, not a capture"), []
-    analyzer = ANALYZERS.get(kind)
-    if analyzer is None:
-        return _unknown(path, f"not a recognised evidence file: it looks like {_describe(kind, head)}"), []
+        inner = _kind_of(found)
+        if inner is None or (chosen is not None and inner is not chosen):
+            return _unknown(path, f"the file is gzip-compressed {_describe(found)}, not a capture"), []
+    kind = chosen or _kind_of(found)
+    if kind is None:
+        return _unknown(path, f"not a recognised evidence file: it looks like {_describe(found, head)}"), []
     try:
-        return analyzer(index, path, limits=limits, progress=progress, **_TUNED.get(kind, _no_tuning)(tuning))
+        return kind.analyze(index, path, limits=limits, progress=progress, **tuning.arguments(kind))
     except MalformedInput as exc:  # an analyzer that did not keep its partial result
         return EvidenceResult(
             path=str(path),
-            kind=kind,
+            kind=kind.name,
             summary=exc.partial if isinstance(exc.partial, dict) else {},
             error=ErrorInfo(exc.message, exc.offset, exc.line),
         ), []
@@ -158,18 +133,48 @@ def _analyze_one(
         return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
 
 
+def _kind_of(found: str) -> Kind | None:
+    """The kind behind what ``sniff`` said: a text kind's name or a binary kind's format."""
+    return registry.kind(found) or registry.kind_of_format(found)
+
+
 def combine(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> list[Finding]:
     """Findings across several pieces of evidence, from their results alone (no file is read).
 
     The backend calls this over an incident's stored results whenever one of them changes.
+    A combiner that fails (a bug: results are data it must cope with) is logged and reported
+    as an ``engine.combiner_failed`` finding naming it; the other combiners still run.
     """
     out: list[Finding] = []
-    for combiner in COMBINERS:
+    for combiner in registry.combiners():
         try:
-            out.extend(combiner(tuple(evidence), tuple(findings)))
-        except Exception:
-            continue
+            out.extend(combiner.run(tuple(evidence), tuple(findings)))
+        except Exception as exc:
+            logger.exception("combiner %r failed", combiner.name)
+            out.append(_combiner_failed(combiner, exc))
     return out
+
+
+def _combiner_failed(combiner: Combiner, exc: Exception) -> Finding:
+    error = f"{type(exc).__name__}: {exc}"
+    return Finding(
+        kind="engine.combiner_failed",
+        layer=combiner.layer,
+        severity="low",
+        title=f"Whodunnet could not work out {combiner.name}",
+        explanation=(
+            f"Working out {combiner.name} from this incident's evidence failed with an internal error ({error}), "
+            "so the findings it would have drawn are missing. This is a bug in Whodunnet, not a problem with the "
+            "evidence; the other findings are not affected."
+        ),
+        key=combiner.name,
+        data={"combiner": combiner.name, "error": error[:500]},
+    )
+
+
+def snapshot_pairing(evidence: Sequence[EvidenceResult]) -> list[dict[str, Any]]:
+    """How each snapshot is diffed, for every snapshot kind (``whodunnet.snapshots.snapshot_pairing``)."""
+    return snapshots.snapshot_pairing(evidence, registry.snapshot_kinds())
 
 
 def _unknown(path: Path, message: str) -> EvidenceResult:

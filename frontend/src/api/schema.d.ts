@@ -102,6 +102,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evidence-kinds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every evidence kind: its settings (the UI's forms) and how its findings' numbers are shown. */
+        get: operations["evidence_kinds_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/": {
         parameters: {
             query?: never;
@@ -291,7 +308,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Correct the kind, say when a snapshot was taken, or change the analysis settings (BBR, link limits). */
+        /** @description Correct the kind, say when a snapshot was taken, or change a group of the kind's settings. */
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
@@ -528,34 +545,7 @@ export interface components {
             /** @description The kind a person chose; empty: detected. */
             readonly forced_kind: string;
         };
-        /** @description Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots. */
-        BbrSettings: {
-            /**
-             * Format: double
-             * @description Share of prefixes counted as bad in each interval (0.2 = 20 %).
-             */
-            bottom_share: number;
-            /**
-             * Format: int64
-             * @description Flows that moved fewer bytes are ignored.
-             */
-            min_bytes: number;
-            /**
-             * Format: double
-             * @description A candidate is in the bad group in at least this share of its intervals.
-             */
-            min_duty: number;
-            /**
-             * Format: double
-             * @description And changes in or out in at most this share of them.
-             */
-            max_flap: number;
-            /** @description IPv4 prefix length peers are grouped by. */
-            v4_prefix: number;
-            /** @description IPv6 prefix length peers are grouped by. */
-            v6_prefix: number;
-        };
-        /** @description Seed 003's BBR-candidate method: how sockets.bbr_candidates ranks prefixes over snapshots. */
+        /** @description how sockets.bbr_candidates ranks prefixes over ss snapshots */
         BbrSettingsUpdateRequest: {
             /**
              * Format: double
@@ -591,7 +581,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -661,6 +651,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A ref or commit where the reproducer passes. */
             good: string;
             /** @description A ref or commit where it fails. */
@@ -749,6 +748,12 @@ export interface components {
              *     * `local` - On the worker
              */
             readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, beyond the run's own. */
+            readonly env: {
+                [key: string]: string;
+            };
+            /** @description Whether the reproducer gets the network. */
+            readonly network: boolean;
             /** @description Who started it; null when a schedule did. */
             readonly started_by: string | null;
             /** @description Id of the schedule that started it, if one did. */
@@ -864,6 +869,12 @@ export interface components {
              *     * `local` - On the worker
              */
             readonly runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, beyond the run's own. */
+            readonly env: {
+                [key: string]: string;
+            };
+            /** @description Whether the reproducer gets the network. */
+            readonly network: boolean;
             /** @description Who started it; null when a schedule did. */
             readonly started_by: string | null;
             /** @description Id of the schedule that started it, if one did. */
@@ -1087,6 +1098,15 @@ export interface components {
          * @enum {string}
          */
         DirectionEnum: "above_is_bad" | "below_is_bad";
+        Display: {
+            /** @description The unit a value is shown and typed in ("%", "Gbit/s"). */
+            unit: string;
+            /**
+             * Format: double
+             * @description value = shown × factor (0.01 for a percentage of a share).
+             */
+            factor: number;
+        };
         Event: {
             /** @description Event id; increases over time. */
             readonly id: number;
@@ -1149,14 +1169,37 @@ export interface components {
             readonly analysis: components["schemas"]["AnalysisRun"] | null;
             /** @description What the latest analysis read (packets, bytes, ...). */
             readonly summary: unknown;
-            /** @description The BBR-candidate settings this file is analysed with. */
-            readonly bbr: components["schemas"]["BbrSettings"];
-            /** @description For counter snapshots: how this one is diffed. */
-            readonly pairing: components["schemas"]["SnapshotPairing"] | null;
-            /** @description Interface limits (bit/s) a person gave for this counters file; they win over its '# limit' lines. */
-            readonly link_limits_bps: {
-                [key: string]: number;
+            /** @description The settings this file is analysed with, by settings group of its kind (see /api/evidence-kinds/): {"bbr": {"min_bytes": 100000, ...}} for socket statistics, {"link_limits_bps": {"eth0": 1e10}} for counters. */
+            readonly settings: {
+                [key: string]: {
+                    [key: string]: number;
+                };
             };
+            /** @description For snapshots: how this one is diffed with another. */
+            readonly pairing: components["schemas"]["SnapshotPairing"] | null;
+        };
+        /** @description Every evidence kind and every finding kind, as the engine's registry describes them. */
+        EvidenceKindCatalogue: {
+            /** @description The evidence kinds, in the order they are detected. */
+            kinds: components["schemas"]["EvidenceKindInfo"][];
+            /** @description How each finding kind's numbers are shown. */
+            findings: components["schemas"]["FindingSpec"][];
+        };
+        EvidenceKindInfo: {
+            /** @description The kind, as evidence and the PATCH body name it. */
+            name: string;
+            /** @description Its name for people. */
+            label: string;
+            /** @description A point-in-time snapshot, diffed with another (pairing). */
+            snapshot: boolean;
+            /** @description Whether its evidence has a connection table. */
+            connections: boolean;
+            /** @description The settings a person can change. */
+            settings: components["schemas"]["SettingsGroup"][];
+            /** @description The finding kinds it can emit. */
+            findings: string[];
+            /** @description The label and unit of every data key of those findings. */
+            keys: components["schemas"]["FindingField"][];
         };
         EvidenceLine: {
             /** @description 1-based line number. */
@@ -1172,18 +1215,6 @@ export interface components {
             /** @description The lines; fewer when the file ends first. */
             lines: components["schemas"]["EvidenceLine"][];
         };
-        /**
-         * @description * `capture` - capture
-         *     * `strace` - strace
-         *     * `kernel_versions` - kernel_versions
-         *     * `sysctl` - sysctl
-         *     * `counters` - counters
-         *     * `sockets` - sockets
-         *     * `latency` - latency
-         *     * `app_config` - app_config
-         * @enum {string}
-         */
-        EvidenceUpdateKindEnum: "capture" | "strace" | "kernel_versions" | "sysctl" | "counters" | "sockets" | "latency" | "app_config";
         Finding: {
             /** @description Finding id. */
             readonly id: number;
@@ -1225,6 +1256,29 @@ export interface components {
              */
             readonly created_at: string;
         };
+        FindingField: {
+            /** @description A key of the finding's data (or of its rows). */
+            key: string;
+            /** @description Its label. */
+            label: string;
+            /**
+             * @description How its numbers are shown.
+             *
+             *     * `count` - count
+             *     * `number` - number
+             *     * `bytes` - bytes
+             *     * `bytes_exact` - bytes_exact
+             *     * `seconds` - seconds
+             *     * `ms` - ms
+             *     * `bit/s` - bit/s
+             *     * `bytes/s` - bytes/s
+             *     * `share` - share
+             *     * `timestamp` - timestamp
+             *     * `connection` - connection
+             *     * `text` - text
+             */
+            unit: components["schemas"]["UnitEnum"];
+        };
         /**
          * @description * `info` - Info
          *     * `low` - Low
@@ -1233,6 +1287,31 @@ export interface components {
          * @enum {string}
          */
         FindingSeverityEnum: "info" | "low" | "medium" | "high";
+        /** @description How the UI shows one finding kind's numbers. */
+        FindingSpec: {
+            /** @description The finding kind. */
+            kind: string;
+            /** @description The evidence kind that emits it, whose keys say how its data is shown; empty for the engine's own. */
+            evidence_kind: string;
+            /** @description A dedicated rendering, when it has one; else empty. */
+            view: string;
+            /** @description The data keys shown as facts, in order. */
+            facts: string[];
+            /** @description The data keys shown as tables. */
+            tables: components["schemas"]["FindingTable"][];
+            /** @description Its own keys' labels and units (the engine's findings). */
+            keys: components["schemas"]["FindingField"][];
+        };
+        FindingTable: {
+            /** @description The data key holding the rows. */
+            key: string;
+            /** @description The table's name. */
+            label: string;
+            /** @description The columns, in order (empty: all). */
+            columns: string[];
+            /** @description For a map of rows: the first column's name (its keys); else empty. */
+            by: string;
+        };
         FirstBad: {
             /** @description Commit id. */
             id: string;
@@ -1289,6 +1368,13 @@ export interface components {
             readonly created_by: string;
             /** @description Files uploaded. */
             readonly evidence_count: number;
+            /**
+             * @description Your role in the owning team: owners may also start, schedule and retry bisects.
+             *
+             *     * `owner` - Owner
+             *     * `member` - Member
+             */
+            readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
         };
         IncidentCreateRequest: {
             /** @description Id of one of your teams. */
@@ -1392,6 +1478,33 @@ export interface components {
             /** @description The note. */
             text: string;
         };
+        NumberSetting: {
+            /** @description The setting's key in its group. */
+            name: string;
+            /** @description The form's label. */
+            label: string;
+            /** @description What it means. */
+            help: string;
+            /**
+             * Format: double
+             * @description Its value when nobody changed it.
+             */
+            default: number;
+            /**
+             * Format: double
+             * @description The smallest value accepted.
+             */
+            minimum: number;
+            /**
+             * Format: double
+             * @description The largest value accepted.
+             */
+            maximum: number;
+            /** @description Whether it must be a whole number. */
+            whole: boolean;
+            /** @description How the form shows it, when not as it is. */
+            display: components["schemas"]["Display"] | null;
+        };
         /**
          * @description * `stop` - Stop the job
          *     * `skip` - Skip the commit
@@ -1410,31 +1523,21 @@ export interface components {
          * @enum {string}
          */
         OrderedByEnum: "time" | "upload order";
+        /** @description Correct the kind, say when a snapshot was taken, or change a settings group (one field per group). */
         PatchedEvidenceUpdateRequest: {
-            /**
-             * @description The kind to read the file as, when detection from the content got it wrong.
-             *
-             *     * `capture` - capture
-             *     * `strace` - strace
-             *     * `kernel_versions` - kernel_versions
-             *     * `sysctl` - sysctl
-             *     * `counters` - counters
-             *     * `sockets` - sockets
-             *     * `latency` - latency
-             *     * `app_config` - app_config
-             */
-            kind?: components["schemas"]["EvidenceUpdateKindEnum"];
+            /** @description The kind to read the file as, when detection from the content got it wrong: one of the kinds /api/evidence-kinds/ lists. */
+            kind?: string;
             /**
              * Format: date-time
              * @description When this snapshot was taken: orders counter snapshots and sets the interval of rates.
              */
             captured_at?: string | null;
-            /** @description Change the BBR-candidate settings (sockets evidence); the file is analysed again. */
-            bbr?: components["schemas"]["BbrSettingsUpdateRequest"];
             /** @description Interface → limit in bit/s (counters evidence), replacing the ones given before; the file is analysed again. */
             link_limits_bps?: {
                 [key: string]: number;
             };
+            /** @description Change the BBR-candidate settings; the file is analysed again. */
+            bbr?: components["schemas"]["BbrSettingsUpdateRequest"];
         };
         PatchedIncidentUpdateRequest: {
             /** @description Short title. */
@@ -1468,7 +1571,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command?: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1538,6 +1641,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name?: string;
             /**
@@ -1625,6 +1737,24 @@ export interface components {
              */
             seconds_left: number | null;
         };
+        RateSettings: {
+            /** @description The summary key whose keys are offered (a snapshot's interfaces). */
+            keys_from: string;
+            /** @description What a key is (interface). */
+            key_label: string;
+            /**
+             * Format: double
+             * @description The smallest rate accepted, in bit/s.
+             */
+            minimum: number;
+            /**
+             * Format: double
+             * @description The largest rate accepted, in bit/s.
+             */
+            maximum: number;
+            /** @description How the form shows a rate. */
+            display: components["schemas"]["Display"];
+        };
         /**
          * @description * `before` - before
          *     * `after` - after
@@ -1683,7 +1813,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1753,6 +1883,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name: string;
             /**
@@ -1890,7 +2029,7 @@ export interface components {
              * @default
              */
             path: string;
-            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit. Environment: WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
+            /** @description Reproducer, run by /bin/sh -c in the worktree at the candidate commit (several lines make a script), inside the workers' sandbox: an unprivileged user, no network unless asked, only the worktree and WHODUNNET_SCRATCH writable. Environment: PATH, HOME, LANG, TMPDIR, the variables in env, and WHODUNNET_COMMIT, WHODUNNET_SCRATCH, WHODUNNET_WORKTREE, WHODUNNET_RUN. */
             command: string;
             /**
              * @description Runs per step, combined by the agreement rule.
@@ -1960,6 +2099,15 @@ export interface components {
              * @default local
              */
             runner: components["schemas"]["RunnerEnum"];
+            /** @description Variables the reproducer gets, NAME: value (names of letters, digits and _, not starting with WHODUNNET_). It gets nothing else of the worker's environment. */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Give the reproducer the worker's network. Off: it has only a loopback of its own.
+             * @default false
+             */
+            network: boolean;
             /** @description A name for people. */
             name: string;
             /**
@@ -2016,6 +2164,28 @@ export interface components {
              */
             interval_minutes: number;
         };
+        /** @description A group of settings of one kind, as the PATCH body names it; the UI renders its form from this. */
+        SettingsGroup: {
+            /** @description The group's key in the PATCH body and in `settings`. */
+            name: string;
+            /** @description The form's title. */
+            title: string;
+            /** @description What the settings change. */
+            help: string;
+            /** @description The form's button. */
+            submit_label: string;
+            /**
+             * @description numbers: a fixed set of numbers; rates: a rate per key.
+             *
+             *     * `numbers` - numbers
+             *     * `rates` - rates
+             */
+            shape: components["schemas"]["ShapeEnum"];
+            /** @description The numbers (shape numbers). */
+            numbers: components["schemas"]["NumberSetting"][] | null;
+            /** @description The rates (shape rates). */
+            rates: components["schemas"]["RateSettings"] | null;
+        };
         /**
          * @description * `sev1` - SEV1
          *     * `sev2` - SEV2
@@ -2024,6 +2194,12 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "sev1" | "sev2" | "sev3" | "sev4";
+        /**
+         * @description * `numbers` - numbers
+         *     * `rates` - rates
+         * @enum {string}
+         */
+        ShapeEnum: "numbers" | "rates";
         /** @description How a counter snapshot is diffed: with which other snapshot, over what interval. */
         SnapshotPairing: {
             /**
@@ -2160,6 +2336,22 @@ export interface components {
             /** @description API token for the Authorization: Token header. */
             readonly token: string;
         };
+        /**
+         * @description * `count` - count
+         *     * `number` - number
+         *     * `bytes` - bytes
+         *     * `bytes_exact` - bytes_exact
+         *     * `seconds` - seconds
+         *     * `ms` - ms
+         *     * `bit/s` - bit/s
+         *     * `bytes/s` - bytes/s
+         *     * `share` - share
+         *     * `timestamp` - timestamp
+         *     * `connection` - connection
+         *     * `text` - text
+         * @enum {string}
+         */
+        UnitEnum: "count" | "number" | "bytes" | "bytes_exact" | "seconds" | "ms" | "bit/s" | "bytes/s" | "share" | "timestamp" | "connection" | "text";
         UploadError: {
             /** @description Why the upload was refused. */
             detail: string;
@@ -2172,6 +2364,12 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "not_looked_at" | "cleared" | "suspect" | "culprit";
+        /**
+         * @description * `owner` - Owner
+         *     * `member` - Member
+         * @enum {string}
+         */
+        ViewerRoleEnum: "owner" | "member";
     };
     responses: never;
     parameters: never;
@@ -2298,6 +2496,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KernelTag"][];
+                };
+            };
+        };
+    };
+    evidence_kinds_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceKindCatalogue"];
                 };
             };
         };

@@ -30,8 +30,18 @@ export type AnalysisRun = NonNullable<Evidence['analysis']>;
 export type AnalysisStatus = AnalysisRun['status'];
 export type EvidenceKindUpdate = Body<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['patch']>;
 export type EvidenceKind = NonNullable<EvidenceKindUpdate['kind']>;
-export type BbrSettings = Evidence['bbr'];
-export type BbrSettingsUpdate = NonNullable<EvidenceKindUpdate['bbr']>;
+/** A settings group's values, as the evidence carries them (numbers by setting, or rates by key). */
+export type SettingsValues = Evidence['settings'][string];
+
+/** The engine's registry as the API serves it: every evidence kind and how each finding is shown. */
+export type EvidenceKindCatalogue = Ok<paths['/api/evidence-kinds/']['get']>;
+export type EvidenceKindInfo = EvidenceKindCatalogue['kinds'][number];
+export type SettingsGroup = EvidenceKindInfo['settings'][number];
+export type NumberSetting = NonNullable<SettingsGroup['numbers']>[number];
+export type SettingDisplay = NonNullable<NumberSetting['display']>;
+export type FindingSpec = EvidenceKindCatalogue['findings'][number];
+export type FindingField = EvidenceKindInfo['keys'][number];
+export type FindingUnit = FindingField['unit'];
 export type EvidenceLines = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/lines/']['get']>;
 
 export type ConnectionPage = Ok<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/']['get']>;

@@ -45,8 +45,7 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     analysis: null,
     summary: null,
     pairing: null,
-    link_limits_bps: {},
-    bbr: { bottom_share: 0.2, min_bytes: 100_000, min_duty: 0.5, max_flap: 0.5, v4_prefix: 24, v6_prefix: 56 },
+    settings: {},
     ...overrides,
   };
 }
@@ -126,6 +125,8 @@ export function makeBisect(overrides: Partial<Bisect> = {}): Bisect {
     on_inconclusive: 'retry_then_skip',
     on_error: 'stop',
     runner: 'local',
+    env: {},
+    network: false,
     started_by: 'alice',
     schedule: null,
     progress: { steps_done: 0, revisions_left: 64, steps_left: 6, mean_step_seconds: null, seconds_left: null },

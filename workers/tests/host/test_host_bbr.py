@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from whodunnet.engine import analyze
+from whodunnet.kinds.sockets.settings import BbrParams
 from whodunnet.model import Finding
-from whodunnet.tuning import DEFAULT_TUNING, BbrParams, Tuning
+from whodunnet.tuning import DEFAULT_TUNING, Tuning
 
 INTERVALS = 10
 FAST = ["10.1.0.9", "10.2.0.9", "10.3.0.9", "10.4.0.9", "10.5.0.9", "10.6.0.9"]
@@ -78,12 +79,12 @@ def test_it_picks_the_prefix_that_is_always_slow_and_not_the_flappers(tmp_path: 
 
 def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
     path = seed_003_file(tmp_path)
-    small = bbr(path, Tuning(bbr=BbrParams(min_bytes=10_000)))
+    small = bbr(path, Tuning({"bbr": BbrParams(min_bytes=10_000)}))
     assert small.data["params"]["min_bytes"] == 10_000
     assert small.data["candidates"][0] == "100.64.9.0/24"  # now counted, and slowest of all
-    tolerant = bbr(path, Tuning(bbr=BbrParams(max_flap=1.0)))
+    tolerant = bbr(path, Tuning({"bbr": BbrParams(max_flap=1.0)}))
     assert sorted(tolerant.data["candidates"]) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
-    wide = bbr(path, Tuning(bbr=BbrParams(v4_prefix=8)))
+    wide = bbr(path, Tuning({"bbr": BbrParams(v4_prefix=8)}))
     assert "10.0.0.0/8" in {r["prefix"] for r in wide.data["prefixes"]}
 
 

@@ -43,7 +43,7 @@ def test_it_reproduces_seed_000s_receive_window_arithmetic(tmp_path: Path) -> No
     assert 21.5 <= before["transfer_s"] <= 22.5 and before["fits_timeout"]
     assert 38 <= after["transfer_s"] <= 45 and not after["fits_timeout"]
     assert model.severity == "high" and model.data["regressed"]
-    assert "seed 000" in model.data["rtt_source"]
+    assert "22 s through a 65,536-byte window" in model.data["rtt_source"]  # the default: no RTT in the evidence
 
 
 def test_it_lists_dfa2f0483360_between_6_5_13_and_6_6_10_but_not_its_6_6_33_fix(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -
 def test_a_limit_a_person_gives_wins_over_the_files_own(tmp_path: Path) -> None:
     files = seed_004_snapshots(tmp_path)
     # 152 × 100,000 bytes in 60 s is 2.03 Mbit/s: 92 % of a 2.2 Mbit/s limit.
-    result = analyze(files, tuning=Tuning(link_limits_bps={"macvtap2": 2.2e6}))
+    result = analyze(files, tuning=Tuning({"link_limits_bps": {"macvtap2": 2.2e6}}))
     usage = one(result.findings, "neighbours.link_usage")
     (row,) = usage.data["interfaces"]
     assert (row["limit_bps"], row["limit_source"]) == (2.2e6, "given limit")

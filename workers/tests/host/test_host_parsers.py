@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from host_testdata import HOST_DATA, LOOPBACK, SEED_000_STRACE
 
-from whodunnet.counters.parser import CounterParser
 from whodunnet.detect import sniff
 from whodunnet.engine import analyze
-from whodunnet.kernel.sysctl import Sysctl
 from whodunnet.kernel.versions import parse_line
-from whodunnet.strace.parser import StraceTrace
-from whodunnet.textkinds import LineLog, iter_lines
+from whodunnet.kinds.counters.parser import CounterParser
+from whodunnet.kinds.strace.parser import StraceTrace
+from whodunnet.kinds.sysctl.parser import Sysctl
+from whodunnet.kinds.text import LineLog, iter_lines
 
 
 def counters_of(source: Path | bytes) -> CounterParser:
@@ -271,9 +271,10 @@ def test_it_finds_interface_drops_between_two_netstat_i_snapshots(tmp_path: Path
 
 
 def test_it_reads_sysctl_a_like_jc() -> None:
-    sysctl, log = Sysctl(), LineLog()
+    log = LineLog()
+    sysctl = Sysctl(log)
     for n, t in iter_lines(HOST_DATA / "jc_sysctl_a_centos77.out"):
-        sysctl.feed(n, t, log)
+        sysctl.feed(n, t)
     expected = json.loads((HOST_DATA / "jc_sysctl_a_centos77.json").read_text())
     # sysctl -a prints multi-line dev.cdrom.info as one "dev.cdrom.info = ..." line per line; jc joins them,
     # we keep the last one (only net.* and a few kernel.* settings are read)

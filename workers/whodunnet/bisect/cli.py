@@ -18,6 +18,7 @@ from whodunnet.bisect.driver import run_bisect
 from whodunnet.bisect.errors import SpecError
 from whodunnet.bisect.repo import RepoCache
 from whodunnet.bisect.runner import LocalRunner
+from whodunnet.bisect.sandbox import Sandbox, SandboxError
 from whodunnet.bisect.session import BisectSession, Candidate
 from whodunnet.bisect.spec import (
     DIRECTIONS,
@@ -96,6 +97,21 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run the reproducer as the console does: under bubblewrap, in fresh namespaces, with no network, "
+        "only the worktree and a scratch directory writable, and only --env variables (default: as you, "
+        "with your environment, like git bisect run)",
+    )
+    p.add_argument("--network", action="store_true", help="with --sandbox: give the reproducer the network")
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable for the reproducer (repeatable); with --sandbox the only ones it gets",
+    )
+    p.add_argument(
         "command",
         nargs="+",
         help="the reproducer, after '--': exit 0 good, 125 skip, 1-127 bad (or prints the metric)",
@@ -122,13 +138,34 @@ def spec_from_args(args: argparse.Namespace) -> BisectSpec:
         min_agreement=args.min_agreement,
         on_inconclusive=args.on_inconclusive,
         on_error=args.on_error,
+        env=tuple(sorted(_env_pairs(args.env).items())),
+        network=args.network,
     )
+
+
+def _env_pairs(items: list[str]) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise SpecError(f"--env takes NAME=VALUE, not {item!r}")
+        pairs[name] = value
+    return pairs
 
 
 def handle(args: argparse.Namespace) -> int:
     try:
         spec = spec_from_args(args)
     except SpecError as exc:
+        print(f"whodunnet bisect: {exc}", file=sys.stderr)
+        return 2
+
+    if args.network and not args.sandbox:
+        print("whodunnet bisect: --network only applies with --sandbox", file=sys.stderr)
+        return 2
+    try:
+        runner = LocalRunner(sandbox=Sandbox.for_worker()) if args.sandbox else LocalRunner(inherit_env=True)
+    except SandboxError as exc:
         print(f"whodunnet bisect: {exc}", file=sys.stderr)
         return 2
 
@@ -143,7 +180,7 @@ def handle(args: argparse.Namespace) -> int:
     report = run_bisect(
         spec,
         cache=RepoCache(args.cache_dir or default_cache_dir()),
-        runner=LocalRunner(),
+        runner=runner,
         on_step=None if args.quiet else progress,
     )
     json.dump(report.to_json(), sys.stdout, indent=2)

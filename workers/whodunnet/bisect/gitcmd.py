@@ -43,6 +43,12 @@ def git(
             "advice.detachedHead=false",
             "-c",
             "core.hooksPath=/dev/null",
+            # A sandboxed reproducer owns the files of its worktree (see bisect.sandbox); git
+            # would refuse that worktree as "dubious". What git reads to find its repository,
+            # the worktree's .git link, is put back by the worker after every run, and the git
+            # directory itself is never writable from the sandbox.
+            "-c",
+            "safe.directory=*",
             *args,
         ],
         cwd=cwd,

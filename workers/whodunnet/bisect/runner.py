@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from whodunnet.bisect.sandbox import DEFAULT_PATH, Sandbox, SandboxError, read_gitfile, restore_gitfile
 from whodunnet.bisect.spec import BisectSpec, MetricRule
 
 TAIL_BYTES = 64 * 1024
@@ -125,12 +126,18 @@ def _poll_interval() -> float:
 class LocalRunner:
     """Runs the reproducer on this machine, in the worktree, in its own process group.
 
-    Environment: the worker's, plus ``WHODUNNET_COMMIT`` (the candidate id),
-    ``WHODUNNET_SCRATCH`` (an empty directory for this run), ``WHODUNNET_WORKTREE`` and
-    ``WHODUNNET_RUN`` (0, 1, ... across all runs of this commit in the job). On timeout the
-    whole process group gets SIGTERM, then SIGKILL after ``kill_grace`` seconds; whatever is
-    left of the group after a normal exit is killed too, so no run outlives its step.
-    ``spec.memory_limit_mb`` caps the address space (RLIMIT_AS) of every process it starts.
+    With a ``sandbox`` (what the console's bisect workers always use, unless the operator
+    turned it off) every run happens inside it: see :mod:`whodunnet.bisect.sandbox`.
+    Environment: ``PATH``, ``HOME`` and ``TMPDIR`` (the run's scratch directory), ``LANG``,
+    the job's declared ``spec.env``, and ``WHODUNNET_COMMIT`` (the
+    candidate id), ``WHODUNNET_SCRATCH`` (an empty directory for this run),
+    ``WHODUNNET_WORKTREE`` and ``WHODUNNET_RUN`` (0, 1, ... across all runs of this commit in
+    the job). Only ``inherit_env`` (the CLI, run by a person in their own shell, like ``git
+    bisect run``) starts from the caller's environment instead. On timeout the whole process
+    group gets SIGTERM, then SIGKILL after ``kill_grace`` seconds; whatever is left of the
+    group after a normal exit is killed too, so no run outlives its step (in a sandbox, its
+    PID namespace ends with it). ``spec.memory_limit_mb`` caps the address space
+    (RLIMIT_AS) of every process it starts.
     """
 
     def __init__(
@@ -139,12 +146,34 @@ class LocalRunner:
         kill_grace: float = 2.0,
         extra_env: dict[str, str] | None = None,
         cancel: threading.Event | None = None,
+        sandbox: Sandbox | None = None,
+        inherit_env: bool = False,
     ) -> None:
         self.kill_grace = kill_grace
         self.extra_env = dict(extra_env or {})
+        self.sandbox = sandbox
+        self.inherit_env = inherit_env
         # Set by another thread (the worker's heartbeat, when the job is cancelled): the
         # running reproducer's process group is stopped at once instead of running to its end.
         self.cancel = cancel or threading.Event()
+
+    def environment(
+        self, spec: BisectSpec, commit: str, worktree: Path, scratch_dir: Path, run_index: int
+    ) -> dict[str, str]:
+        """The reproducer's whole environment for one run."""
+        if self.inherit_env:
+            env = dict(os.environ)
+        else:
+            env = {"PATH": DEFAULT_PATH, "HOME": str(scratch_dir), "TMPDIR": str(scratch_dir), "LANG": "C.UTF-8"}
+        env.update(self.extra_env)
+        env.update(dict(spec.env))
+        env.update(
+            WHODUNNET_COMMIT=commit,
+            WHODUNNET_SCRATCH=str(scratch_dir),
+            WHODUNNET_WORKTREE=str(worktree),
+            WHODUNNET_RUN=str(run_index),
+        )
+        return env
 
     def _wait(self, proc: subprocess.Popen[bytes], timeout: float) -> int | None:
         """The exit code; None when cancelled; TimeoutExpired past ``timeout``."""
@@ -169,23 +198,54 @@ class LocalRunner:
         *,
         run_index: int = 0,
     ) -> RunOutcome:
-        env = dict(os.environ)
-        env.update(self.extra_env)
-        env.update(
-            WHODUNNET_COMMIT=commit,
-            WHODUNNET_SCRATCH=str(scratch_dir),
-            WHODUNNET_WORKTREE=str(worktree),
-            WHODUNNET_RUN=str(run_index),
-        )
+        env = self.environment(spec, commit, worktree, scratch_dir, run_index)
         shell = isinstance(spec.command, str)
         argv: str | list[str] = spec.command if isinstance(spec.command, str) else list(spec.command)
+        popen: dict[str, Any] = {}
+        worktree_cwd = worktree
+        gitfile = None
         started = time.monotonic()
+        if self.sandbox is not None:
+            inner = ["/bin/sh", "-c", argv] if isinstance(argv, str) else argv
+            argv = self.sandbox.command(inner, worktree=worktree, scratch=scratch_dir, env=env, network=spec.network)
+            shell = False
+            env = {"PATH": DEFAULT_PATH}
+            popen = self.sandbox.popen_user()
+            worktree_cwd = Path("/")  # bwrap changes into the worktree inside the sandbox
+            gitfile = read_gitfile(worktree)
+            try:
+                self.sandbox.prepare(worktree, scratch_dir)
+            except (SandboxError, OSError) as exc:
+                return RunOutcome(
+                    exit_code=None,
+                    timed_out=False,
+                    duration=time.monotonic() - started,
+                    stdout_tail="",
+                    stderr_tail="",
+                    error=f"could not prepare the sandbox: {exc}",
+                )
+        try:
+            return self._run(spec, argv, shell, worktree_cwd, env, popen, started)
+        finally:
+            if self.sandbox is not None:
+                restore_gitfile(worktree, gitfile)
+
+    def _run(
+        self,
+        spec: BisectSpec,
+        argv: str | list[str],
+        shell: bool,
+        cwd: Path,
+        env: dict[str, str],
+        popen: dict[str, Any],
+        started: float,
+    ) -> RunOutcome:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
                 proc = subprocess.Popen(
                     argv,
                     shell=shell,
-                    cwd=worktree,
+                    cwd=cwd,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
@@ -195,6 +255,7 @@ class LocalRunner:
                     # allocate (and fork) before the limit lands; only set with a limit, and
                     # the Celery prefork workers and the CLI are single-threaded here.
                     preexec_fn=_limit_memory(spec.memory_limit_mb),
+                    **popen,
                 )
             except OSError as exc:
                 return RunOutcome(

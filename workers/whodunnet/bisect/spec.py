@@ -21,6 +21,7 @@ How R > 1 runs combine into one step verdict (the agreement rule) is documented 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -57,6 +58,26 @@ class MetricRule:
 
 VerdictRule = ExitCodeRule | MetricRule
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Variables the runner sets itself for every run.
+RESERVED_ENV_PREFIX = "WHODUNNET_"
+MAX_ENV_BYTES = 64 * 1024
+
+
+def check_env(env: Mapping[str, str]) -> None:
+    """Raise SpecError unless ``env`` is a set of plain variables a reproducer may be given."""
+    size = 0
+    for name, value in env.items():
+        if not _ENV_NAME.match(name):
+            raise SpecError(f"bad environment variable name {name!r}")
+        if name.upper().startswith(RESERVED_ENV_PREFIX):
+            raise SpecError(f"{name}: names starting with {RESERVED_ENV_PREFIX} are set by the runner")
+        if "\0" in value:
+            raise SpecError(f"{name}: the value holds a NUL byte")
+        size += len(name) + len(value.encode()) + 2
+    if size > MAX_ENV_BYTES:
+        raise SpecError(f"the environment is larger than {MAX_ENV_BYTES:,} bytes")
+
 
 @dataclass(frozen=True, kw_only=True)
 class BisectSpec:
@@ -70,6 +91,10 @@ class BisectSpec:
     agree: run the step once more, then skip the commit (``retry_then_skip``), or skip at
     once. ``on_error`` says what a step error does to the job: stop it (``stop``, as
     ``git bisect run`` does) or skip the commit.
+    ``env`` is the whole environment the reproducer gets beyond ``PATH``, ``HOME``, ``LANG``,
+    ``TMPDIR`` and the ``WHODUNNET_*`` run variables (in the console nothing else of the
+    worker's environment ever reaches it); ``network`` gives a sandboxed reproducer the
+    worker's network instead of a loopback of its own.
     """
 
     repo: str
@@ -85,6 +110,8 @@ class BisectSpec:
     on_inconclusive: InconclusivePolicy = "retry_then_skip"
     on_error: ErrorPolicy = "stop"
     stop_early: bool = True
+    env: tuple[tuple[str, str], ...] = ()
+    network: bool = False
 
     def __post_init__(self) -> None:
         if not self.repo:
@@ -112,6 +139,7 @@ class BisectSpec:
             raise SpecError(f"unknown on_inconclusive policy {self.on_inconclusive!r}")
         if self.on_error not in ("stop", "skip"):
             raise SpecError(f"unknown on_error policy {self.on_error!r}")
+        check_env(dict(self.env))
 
     @property
     def needed_votes(self) -> int:
@@ -143,6 +171,8 @@ class BisectSpec:
             "on_inconclusive": self.on_inconclusive,
             "on_error": self.on_error,
             "stop_early": self.stop_early,
+            "env": dict(self.env),
+            "network": self.network,
         }
 
     @classmethod
@@ -175,4 +205,6 @@ class BisectSpec:
             on_inconclusive=data.get("on_inconclusive", "retry_then_skip"),
             on_error=data.get("on_error", "stop"),
             stop_early=bool(data.get("stop_early", True)),
+            env=tuple(sorted((str(k), str(v)) for k, v in (data.get("env") or {}).items())),
+            network=bool(data.get("network", False)),
         )

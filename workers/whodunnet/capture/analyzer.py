@@ -91,7 +91,7 @@ class CaptureAnalysis:
         return build_table(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles())
 
     def summary(self) -> Summary:
-        """The summary of what has been read so far (shown on the evidence card)."""
+        """The summary of what has been read so far (what the evidence card shows)."""
         st = self.state
         if st is None:
             g = None

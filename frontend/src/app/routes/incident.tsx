@@ -6,6 +6,7 @@ import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
 import { NotFound } from '@/components/not-found';
 import { isNotFound } from '@/api/errors';
+import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { Checklist } from '@/features/checklist/components/checklist';
@@ -20,6 +21,8 @@ import { Timeline } from '@/features/timeline/components/timeline';
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
   const incident = useQuery(incidentQueryOptions(incidentId));
+  // What each evidence kind offers and how findings are shown: the cards below read it synchronously.
+  const kinds = useQuery(evidenceKindsQueryOptions);
   // Shared with the evidence section (same query): the bisect form prefills from kernel versions in it.
   const evidence = useQuery(evidenceListQueryOptions(incidentId));
   const [bisectFormOpen, setBisectFormOpen] = useState(false);
@@ -36,11 +39,14 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
     void queryClient.invalidateQueries({ queryKey: incidentKeys.lists() });
   }, [incidentId, queryClient]);
 
-  if (incident.isPending) return <Loading label="Loading incident…" />;
+  if (incident.isPending || kinds.isPending) return <Loading label="Loading incident…" />;
+  if (kinds.isError) return <ErrorMessage>Could not load the evidence kinds: {kinds.error.message}</ErrorMessage>;
   if (incident.isError) {
     if (isNotFound(incident.error)) return <NotFound what="Incident" />;
     return <ErrorMessage>Could not load the incident: {incident.error.message}</ErrorMessage>;
   }
+
+  const canRunBisects = incident.data.viewer_role === 'owner';
 
   return (
     <div className="incident">
@@ -52,7 +58,8 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
             incidentId={incidentId}
             renderFindings={(findings) => <FindingList findings={findings} incidentId={incidentId} />}
             renderStepActions={(layer) =>
-              layer === 'kernel' && (
+              layer === 'kernel' &&
+              canRunBisects && (
                 <button
                   type="button"
                   className="button button--small"
@@ -68,8 +75,9 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
           <BisectsSection
             incidentId={incidentId}
             evidence={evidence.data ?? []}
-            formOpen={bisectFormOpen}
+            formOpen={bisectFormOpen && canRunBisects}
             onFormOpenChange={setBisectFormOpen}
+            canRunBisects={canRunBisects}
           />
         </div>
         <aside className="incident__side" aria-label="Incident timeline">

@@ -87,7 +87,18 @@ function JobSpec({ job }: { job: Bisect }) {
       </div>
       <div>
         <dt>Reproducer</dt>
-        <dd className="mono">{job.command}</dd>
+        <dd className="mono bisect-spec__command">{job.command}</dd>
+      </div>
+      <div>
+        <dt>Runs with</dt>
+        <dd>
+          {job.network ? "the workers' network" : 'no network'}
+          {Object.keys(job.env).length > 0 && (
+            <>
+              ; <span className="mono">{Object.keys(job.env).join(', ')}</span> set
+            </>
+          )}
+        </dd>
       </div>
       <div>
         <dt>Verdict rule</dt>
@@ -110,7 +121,14 @@ function JobSpec({ job }: { job: Bisect }) {
 }
 
 /** A bisect job live: progress, the result once found, every step, and the bisect log. */
-export function BisectJob({ incidentId, bisectId }: { incidentId: number; bisectId: number }) {
+interface BisectJobProps {
+  incidentId: number;
+  bisectId: number;
+  /** Retrying a step runs the reproducer again: owners only. */
+  canRetry: boolean;
+}
+
+export function BisectJob({ incidentId, bisectId, canRetry }: BisectJobProps) {
   const bisect = useQuery(bisectQueryOptions(incidentId, bisectId));
   const retry = useRetryStep(incidentId, bisectId);
   const id = useId();
@@ -148,7 +166,7 @@ export function BisectJob({ incidentId, bisectId }: { incidentId: number; bisect
                 step={step}
                 retrying={retry.isPending}
                 onRetry={
-                  job.status === 'failed' && step.id === last?.id
+                  canRetry && job.status === 'failed' && step.id === last?.id
                     ? () => {
                         retry.mutate(step.id);
                       }

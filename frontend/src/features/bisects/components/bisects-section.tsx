@@ -18,10 +18,18 @@ interface BisectsSectionProps {
   /** Whether the start form is open; the app opens it from the checklist's kernel step too. */
   formOpen: boolean;
   onFormOpenChange: (open: boolean) => void;
+  /** Only the team's owners may start, schedule or retry a bisect (its reproducer runs on a worker). */
+  canRunBisects: boolean;
 }
 
 /** The incident's bisect jobs, the form that starts one, and the schedules that start them later. */
-export function BisectsSection({ incidentId, evidence, formOpen, onFormOpenChange }: BisectsSectionProps) {
+export function BisectsSection({
+  incidentId,
+  evidence,
+  formOpen,
+  onFormOpenChange,
+  canRunBisects,
+}: BisectsSectionProps) {
   const jobs = useQuery(bisectListQueryOptions(incidentId));
   const navigate = useNavigate();
   const id = useId();
@@ -39,7 +47,7 @@ export function BisectsSection({ incidentId, evidence, formOpen, onFormOpenChang
     <section className="section" aria-labelledby={`${id}-title`} id="bisects">
       <div className="section-head section-head--small">
         <h2 id={`${id}-title`}>Bisects</h2>
-        {!formOpen && (
+        {!formOpen && canRunBisects && (
           <button
             type="button"
             className="button button--primary button--small"
@@ -67,6 +75,12 @@ export function BisectsSection({ incidentId, evidence, formOpen, onFormOpenChang
           />
         </div>
       )}
+      {!canRunBisects && (
+        <p className="muted small">
+          Only the team's owners can start, schedule or retry a bisect: its reproducer runs as a command on the
+          workers.
+        </p>
+      )}
       {jobs.isPending && <Loading label="Loading bisects…" />}
       {jobs.isError && <ErrorMessage>Could not load the bisects: {jobs.error.message}</ErrorMessage>}
       {jobs.data?.length === 0 && !formOpen && (
@@ -75,7 +89,7 @@ export function BisectsSection({ incidentId, evidence, formOpen, onFormOpenChang
         </p>
       )}
       {jobs.data && jobs.data.length > 0 && <BisectList incidentId={incidentId} jobs={jobs.data} />}
-      <ScheduleSection incidentId={incidentId} />
+      <ScheduleSection incidentId={incidentId} canSchedule={canRunBisects} />
     </section>
   );
 }

@@ -30,6 +30,7 @@ function when(schedule: BisectSchedule): string {
 function withEnabled(schedule: BisectSchedule, enabled: boolean): ScheduleUpdate {
   const { path, repeats, min_agreement, rule, metric, direction, step_timeout, on_inconclusive, on_error, runner } =
     schedule;
+  const { env, network } = schedule;
   const { good, bad, tag_pattern, branch, interval_minutes } = schedule;
   return {
     path,
@@ -42,6 +43,8 @@ function withEnabled(schedule: BisectSchedule, enabled: boolean): ScheduleUpdate
     on_inconclusive,
     on_error,
     runner,
+    env,
+    network,
     good,
     bad,
     tag_pattern,
@@ -51,7 +54,14 @@ function withEnabled(schedule: BisectSchedule, enabled: boolean): ScheduleUpdate
   };
 }
 
-function ScheduleItem({ incidentId, schedule }: { incidentId: number; schedule: BisectSchedule }) {
+interface ScheduleItemProps {
+  incidentId: number;
+  schedule: BisectSchedule;
+  /** Pausing and resuming change what workers will run: owners only. */
+  canSchedule: boolean;
+}
+
+function ScheduleItem({ incidentId, schedule, canSchedule }: ScheduleItemProps) {
   const update = useUpdateSchedule(incidentId);
   const remove = useDeleteSchedule(incidentId);
   const last = schedule.firings[0];
@@ -65,16 +75,18 @@ function ScheduleItem({ incidentId, schedule }: { incidentId: number; schedule: 
           <Badge tone={schedule.state === 'good' ? 'good' : 'bad'}>Last check: {schedule.state}</Badge>
         )}
         <span className="schedule__actions">
-          <button
-            type="button"
-            className="button button--small"
-            disabled={update.isPending}
-            onClick={() => {
-              update.mutate({ scheduleId: schedule.id, changes: withEnabled(schedule, !schedule.enabled) });
-            }}
-          >
-            {schedule.enabled ? 'Pause' : 'Resume'}
-          </button>
+          {canSchedule && (
+            <button
+              type="button"
+              className="button button--small"
+              disabled={update.isPending}
+              onClick={() => {
+                update.mutate({ scheduleId: schedule.id, changes: withEnabled(schedule, !schedule.enabled) });
+              }}
+            >
+              {schedule.enabled ? 'Pause' : 'Resume'}
+            </button>
+          )}
           <button
             type="button"
             className="button button--small"
@@ -114,7 +126,7 @@ function ScheduleItem({ incidentId, schedule }: { incidentId: number; schedule: 
 }
 
 /** Schedules that start bisects later: once, in a nightly window, or when a watched ref turns bad. */
-export function ScheduleSection({ incidentId }: { incidentId: number }) {
+export function ScheduleSection({ incidentId, canSchedule }: { incidentId: number; canSchedule: boolean }) {
   const schedules = useQuery(scheduleListQueryOptions(incidentId));
   const [adding, setAdding] = useState(false);
   const id = useId();
@@ -122,7 +134,7 @@ export function ScheduleSection({ incidentId }: { incidentId: number }) {
     <div className="bisect-schedules" role="group" aria-labelledby={`${id}-title`}>
       <div className="section-head section-head--small">
         <h3 id={`${id}-title`}>Schedules and watches</h3>
-        {!adding && (
+        {!adding && canSchedule && (
           <button
             type="button"
             className="button button--small"
@@ -147,7 +159,7 @@ export function ScheduleSection({ incidentId }: { incidentId: number }) {
       {schedules.data && schedules.data.length > 0 && (
         <ul className="schedules" aria-label="Schedules">
           {schedules.data.map((s) => (
-            <ScheduleItem key={s.id} incidentId={incidentId} schedule={s} />
+            <ScheduleItem key={s.id} incidentId={incidentId} schedule={s} canSchedule={canSchedule} />
           ))}
         </ul>
       )}

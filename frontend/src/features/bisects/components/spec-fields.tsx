@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 
 import { oneOf } from '@/lib/narrow';
 
@@ -13,6 +13,14 @@ interface SpecFieldsProps {
   onChange: (changes: Partial<SpecValues>) => void;
   /** Rendered right after the repository (the good and bad refs of the start form). */
   refs?: ReactNode;
+}
+
+/** Enter adds a line in a script; Ctrl+Enter (⌘+Enter) sends the form, as Enter does in a one-line field. */
+function submitOnCtrlEnter(event: KeyboardEvent<HTMLTextAreaElement>) {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    event.currentTarget.form?.requestSubmit();
+  }
 }
 
 /** Repository, path filter, reproducer and the verdict rule: the fields every bisect needs. */
@@ -54,16 +62,57 @@ export function SpecFields({ values, errors, onChange, refs }: SpecFieldsProps) 
       <Field
         label="Reproducer command"
         errors={errors.command}
-        hint="Run by /bin/sh -c in a worktree at the candidate commit; $WHODUNNET_COMMIT and $WHODUNNET_SCRATCH are set."
+        hint={
+          <>
+            A command or a short script, run by /bin/sh in a worktree at the candidate commit, inside the workers'
+            sandbox: as an unprivileged user, with only the worktree and <code>$WHODUNNET_SCRATCH</code> writable and
+            nothing of the workers' files or environment. <code>$WHODUNNET_COMMIT</code> names the commit. Ctrl+Enter
+            sends the form.
+          </>
+        }
       >
-        <input
+        <textarea
           className="mono"
+          rows={Math.min(12, Math.max(2, values.command.split('\n').length))}
           value={values.command}
           autoComplete="off"
           spellCheck={false}
-          placeholder="./repro.sh"
+          placeholder="make -j8 && ./measure-transfer"
+          onKeyDown={submitOnCtrlEnter}
           onChange={(e) => {
             onChange({ command: e.target.value });
+          }}
+        />
+      </Field>
+      <Field
+        label="Variables"
+        errors={errors.env}
+        hint="Optional: NAME=value, one per line. The reproducer gets these and nothing else of the workers' environment."
+      >
+        <textarea
+          className="mono"
+          rows={Math.min(8, Math.max(2, values.env.split('\n').length))}
+          value={values.env}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="XFER_BYTES=10485760"
+          onKeyDown={submitOnCtrlEnter}
+          onChange={(e) => {
+            onChange({ env: e.target.value });
+          }}
+        />
+      </Field>
+      <Field
+        label="Give the reproducer the workers' network"
+        className="field--checkbox"
+        errors={errors.network}
+        hint="Off: it has a loopback of its own, enough for a client and a server it starts itself. On: it can download or reach a lab host, and the workers' own services."
+      >
+        <input
+          type="checkbox"
+          checked={values.network}
+          onChange={(e) => {
+            onChange({ network: e.target.checked });
           }}
         />
       </Field>

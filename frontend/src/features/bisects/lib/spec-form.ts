@@ -15,6 +15,9 @@ export interface SpecValues {
   direction: MetricDirection;
   stepTimeout: string;
   onError: BisectCreate['on_error'];
+  /** NAME=value lines: the only variables the reproducer gets besides its own run's. */
+  env: string;
+  network: boolean;
 }
 
 export const DEFAULT_SPEC: SpecValues = {
@@ -29,6 +32,8 @@ export const DEFAULT_SPEC: SpecValues = {
   direction: 'above_is_bad',
   stepTimeout: '3600',
   onError: 'stop',
+  env: '',
+  network: false,
 };
 
 /** The API's names for the spec fields, as its 400s name them. */
@@ -44,6 +49,8 @@ export const SPEC_API_FIELDS = [
   'direction',
   'step_timeout',
   'on_error',
+  'env',
+  'network',
 ] as const;
 
 /** The API's name for each form value, to clear a field's message when it is edited. */
@@ -59,6 +66,8 @@ export const SPEC_API_NAME: Record<keyof SpecValues, (typeof SPEC_API_FIELDS)[nu
   direction: 'direction',
   stepTimeout: 'step_timeout',
   onError: 'on_error',
+  env: 'env',
+  network: 'network',
 };
 
 export const SPEC_KEYS = [
@@ -73,6 +82,8 @@ export const SPEC_KEYS = [
   'direction',
   'stepTimeout',
   'onError',
+  'env',
+  'network',
 ] as const satisfies readonly (keyof SpecValues)[];
 
 export const MAX_REPEATS = 50;
@@ -98,8 +109,28 @@ export function validateSpec(values: SpecValues): FieldErrors {
   }
   const timeout = parseNumber(values.stepTimeout);
   if (timeout === undefined || timeout < 1) errors.step_timeout = ['At least 1 second.'];
+  const env = parseEnv(values.env);
+  if (typeof env === 'string') errors.env = [env];
   return errors;
 }
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** NAME=value lines as a map, or what is wrong with them (blank lines and # comments are skipped). */
+export function parseEnv(text: string): Record<string, string> | string {
+  const env: Record<string, string> = {};
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    const name = eq < 0 ? line : line.slice(0, eq);
+    if (eq < 0 || !ENV_NAME.test(name)) return `Line ${i + 1}: write NAME=value (letters, digits and _ in the name).`;
+    if (name.toUpperCase().startsWith('WHODUNNET_')) return `Line ${i + 1}: WHODUNNET_ variables are set by the runner.`;
+    env[name] = line.slice(eq + 1);
+  }
+  return env;
+}
+
 
 /** The request fields for a valid form. */
 export function specBody(values: SpecValues): SpecBody {
@@ -119,5 +150,10 @@ export function specBody(values: SpecValues): SpecBody {
     on_inconclusive: 'retry_then_skip',
     on_error: values.onError,
     runner: 'local',
+    env: (() => {
+      const env = parseEnv(values.env);
+      return typeof env === 'string' ? {} : env;
+    })(),
+    network: values.network,
   };
 }

@@ -3,13 +3,7 @@ import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query
 import { api } from '@/api/client';
 import { unwrap } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
-import {
-  type BbrSettingsUpdate,
-  DOWNLOAD_PATH,
-  type Evidence,
-  type EvidenceKind,
-  type EvidenceKindUpdate,
-} from '@/api/types';
+import { DOWNLOAD_PATH, type Evidence, type EvidenceKind, type EvidenceKindUpdate } from '@/api/types';
 
 export const evidenceKeys = {
   list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
@@ -75,12 +69,10 @@ export function useSetCapturedAt(incidentId: number, evidenceId: number) {
   return usePatchEvidence(incidentId, evidenceId, (capturedAt: string | null) => ({ captured_at: capturedAt }));
 }
 
-/** Change the BBR-candidate settings of an ss/tcp_info file; it is analysed again with them. */
-export function useSetBbrSettings(incidentId: number, evidenceId: number) {
-  return usePatchEvidence(incidentId, evidenceId, (bbr: BbrSettingsUpdate) => ({ bbr }));
-}
-
-/** Give the interfaces' limits (bit/s) for neighbours.link_usage; they replace the ones given before. */
-export function useSetLinkLimits(incidentId: number, evidenceId: number) {
-  return usePatchEvidence(incidentId, evidenceId, (limits: Record<string, number>) => ({ link_limits_bps: limits }));
+/**
+ * Change one group of the evidence kind's settings (the PATCH body names the group: `{"bbr": {...}}`);
+ * the file is analysed again with them. Numbers are merged into the current ones; rates replace them.
+ */
+export function useChangeSettings(incidentId: number, evidenceId: number, group: string) {
+  return usePatchEvidence(incidentId, evidenceId, (values: Record<string, number>) => ({ [group]: values }));
 }

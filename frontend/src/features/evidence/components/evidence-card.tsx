@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 
+import { kindInfo, useEvidenceKinds } from '@/api/evidence-kinds';
 import { Badge, type BadgeTone } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
 import { ProgressBar } from '@/components/progress-bar';
@@ -11,12 +12,10 @@ import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
-import { BbrSettingsForm } from './bbr-settings-form';
 import { CapturedAtForm } from './captured-at-form';
-import { LinkLimitsForm } from './link-limits-form';
-import { SnapshotPairing } from './snapshot-pairing';
-import { interfacesOf } from '../summary';
 import { KindCorrection } from './kind-correction';
+import { SettingsForm } from './settings-form';
+import { SnapshotPairing } from './snapshot-pairing';
 
 /**
  * The run states the UI knows. The schema types `analysis.status` as a plain string for now, so it is
@@ -70,14 +69,19 @@ function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: s
   }
 }
 
-/** One uploaded file: what it is, its hash, and where its analysis stands. */
+/**
+ * One uploaded file: what it is, its hash, and where its analysis stands; what its kind offers
+ * (a connection table, snapshot pairing, settings) comes from the kind's entry in the catalogue.
+ */
 export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; incidentId: number }) {
   const id = useId();
+  const kind = kindInfo(useEvidenceKinds(), evidence.kind);
   const run = evidence.analysis;
   const status = run ? oneOf(RUN_STATUSES, run.status) : undefined;
+  const busy = status === 'queued' || status === 'running';
   const summary = isRecord(evidence.summary) ? evidence.summary : null;
   const connections =
-    evidence.kind === 'capture' && status === 'done' && typeof summary?.tcp_connections === 'number'
+    kind?.connections && status === 'done' && typeof summary?.tcp_connections === 'number'
       ? summary.tcp_connections
       : undefined;
   return (
@@ -130,32 +134,23 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
           </Link>
         </p>
       )}
-      <KindCorrection
-        key={evidence.kind}
-        evidence={evidence}
-        incidentId={incidentId}
-        busy={status === 'queued' || status === 'running'}
-      />
-      {evidence.kind === 'counters' && (
+      <KindCorrection key={evidence.kind} evidence={evidence} incidentId={incidentId} busy={busy} />
+      {kind?.snapshot && (
         <>
           <SnapshotPairing pairing={evidence.pairing} />
           <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
-          <LinkLimitsForm
-            key={JSON.stringify([evidence.link_limits_bps, interfacesOf(summary)])}
-            evidence={evidence}
-            incidentId={incidentId}
-            busy={status === 'queued' || status === 'running'}
-          />
         </>
       )}
-      {evidence.kind === 'sockets' && (
-        <BbrSettingsForm
-          key={JSON.stringify(evidence.bbr)}
+      {kind?.settings.map((group) => (
+        // Keyed by what the form starts from, so it starts again when the saved values or the summary change.
+        <SettingsForm
+          key={JSON.stringify([group.name, evidence.settings[group.name], evidence.summary])}
+          group={group}
           evidence={evidence}
           incidentId={incidentId}
-          busy={status === 'queued' || status === 'running'}
+          busy={busy}
         />
-      )}
+      ))}
       <footer className="card__foot">
         <a href={downloadUrl(incidentId, evidence.id)} download>
           Download

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 
+import { useEvidenceKinds } from '@/api/evidence-kinds';
 import { ErrorMessage } from '@/components/error-message';
-import type { Evidence, EvidenceKind } from '@/api/types';
-import { oneOf } from '@/lib/narrow';
+import type { Evidence } from '@/api/types';
 
 import { useCorrectEvidenceKind } from '../api/evidence-api';
-import { EVIDENCE_KIND_LABEL, EVIDENCE_KINDS } from '../labels';
 
 /** Correct what the content detection decided, and read the file again as that kind. */
 export function KindCorrection({
@@ -17,9 +16,11 @@ export function KindCorrection({
   incidentId: number;
   busy: boolean;
 }) {
-  const current = oneOf(EVIDENCE_KINDS, evidence.kind);
-  const [kind, setKind] = useState<EvidenceKind>(current ?? 'capture');
+  const kinds = useEvidenceKinds()?.kinds ?? [];
+  const known = kinds.some((k) => k.name === evidence.kind);
+  const [kind, setKind] = useState(known ? evidence.kind : (kinds[0]?.name ?? ''));
   const correct = useCorrectEvidenceKind(incidentId, evidence.id);
+  if (kinds.length === 0) return null;
   return (
     <form
       className="kind-correction"
@@ -33,12 +34,12 @@ export function KindCorrection({
         <select
           value={kind}
           onChange={(event) => {
-            setKind(oneOf(EVIDENCE_KINDS, event.target.value) ?? kind);
+            setKind(event.target.value);
           }}
         >
-          {EVIDENCE_KINDS.map((value) => (
-            <option key={value} value={value}>
-              {EVIDENCE_KIND_LABEL[value]}
+          {kinds.map((option) => (
+            <option key={option.name} value={option.name}>
+              {option.label}
             </option>
           ))}
         </select>

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 
+import type { FindingField } from '@/api/types';
 import { connectionPath } from '@/lib/anchors';
 
-import { formatValue, labelOf } from '../lib/data-format';
+import { type Fields, fieldOf, formatValue } from '../lib/data-format';
 
 /** Where a connection id in a finding's numbers leads: the capture it was found in. */
 export interface ConnectionTarget {
@@ -17,42 +18,62 @@ export function ConnectionLink({ target, id }: { target: ConnectionTarget; id: u
   return <Link to={connectionPath(target.incidentId, target.evidenceId, id)}>connection {String(id)}</Link>;
 }
 
+/** A value in its field's unit; connection ids become links to the connection. */
+function Value({
+  field,
+  value,
+  fields,
+  target,
+}: {
+  field: FindingField;
+  value: unknown;
+  fields: Fields;
+  target: ConnectionTarget;
+}): ReactNode {
+  if (field.unit === 'connection' && (typeof value === 'number' || typeof value === 'string')) {
+    return <ConnectionLink target={target} id={value} />;
+  }
+  const ids: unknown[] = Array.isArray(value) ? value : [];
+  if (field.unit === 'connection' && ids.length > 0) {
+    return (
+      <span className="link-list">
+        {ids.map((v, i) => (
+          <ConnectionLink key={i} target={target} id={v} />
+        ))}
+      </span>
+    );
+  }
+  return formatValue(field, value, fields);
+}
+
+function worthShowing(field: FindingField, value: unknown, fields: Fields): boolean {
+  return formatValue(field, value, fields) !== null;
+}
+
 /** Key facts as a definition list; keys without a value worth showing are left out. */
 export function DataFacts({
   data,
   keys,
+  fields,
   target,
   label = 'Numbers',
 }: {
   data: Record<string, unknown>;
   keys: readonly string[];
+  fields: Fields;
   target: ConnectionTarget;
   label?: string;
 }) {
-  const rows = keys.flatMap((key): [string, ReactNode][] => {
-    const value = data[key];
-    if (key === 'connection_ids' && Array.isArray(value) && value.length > 0) {
-      return [
-        [
-          key,
-          <span key={key} className="link-list">
-            {(value as unknown[]).map((v, i) => (
-              <ConnectionLink key={i} target={target} id={v} />
-            ))}
-          </span>,
-        ],
-      ];
-    }
-    const text = formatValue(key, value);
-    return text === null ? [] : [[key, text]];
-  });
-  if (rows.length === 0) return null;
+  const shown = keys.map((key) => fieldOf(fields, key)).filter((field) => worthShowing(field, data[field.key], fields));
+  if (shown.length === 0) return null;
   return (
     <dl className="facts finding__facts" aria-label={label}>
-      {rows.map(([key, value]) => (
-        <div key={key}>
-          <dt>{labelOf(key)}</dt>
-          <dd>{value}</dd>
+      {shown.map((field) => (
+        <div key={field.key}>
+          <dt>{field.label}</dt>
+          <dd>
+            <Value field={field} value={data[field.key]} fields={fields} target={target} />
+          </dd>
         </div>
       ))}
     </dl>
@@ -61,28 +82,32 @@ export function DataFacts({
 
 const MAX_ROWS = 20;
 
-/** The engine's per-connection rows as a table; a `connection` column links to the connection. */
+/** Rows as a table, in the engine's order; a connection column links to the connection. */
 export function RowsTable({
   rows,
   target,
   label,
   columns,
+  fields,
 }: {
   rows: Record<string, unknown>[];
   target: ConnectionTarget;
   label: string;
   columns?: readonly string[];
+  fields: Fields;
 }) {
-  const keys = columns ?? [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const shown = keys.filter((key) => rows.some((row) => key === 'connection' || formatValue(key, row[key]) !== null));
+  const keys = columns && columns.length > 0 ? columns : [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const shown = keys
+    .map((key) => fieldOf(fields, key))
+    .filter((field) => rows.some((row) => field.unit === 'connection' || worthShowing(field, row[field.key], fields)));
   return (
     <div className="table-scroll">
       <table className="table table--compact" aria-label={label}>
         <thead>
           <tr>
-            {shown.map((key) => (
-              <th key={key} scope="col">
-                {labelOf(key)}
+            {shown.map((field) => (
+              <th key={field.key} scope="col">
+                {field.label}
               </th>
             ))}
           </tr>
@@ -90,12 +115,12 @@ export function RowsTable({
         <tbody>
           {rows.slice(0, MAX_ROWS).map((row, i) => (
             <tr key={i}>
-              {shown.map((key) => (
-                <td key={key}>
-                  {key === 'connection' ? (
-                    <ConnectionLink target={target} id={row[key]} />
+              {shown.map((field) => (
+                <td key={field.key}>
+                  {worthShowing(field, row[field.key], fields) || field.unit === 'connection' ? (
+                    <Value field={field} value={row[field.key]} fields={fields} target={target} />
                   ) : (
-                    (formatValue(key, row[key]) ?? '—')
+                    '—'
                   )}
                 </td>
               ))}

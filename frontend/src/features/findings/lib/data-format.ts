@@ -1,7 +1,10 @@
+import { kindInfo } from '@/api/evidence-kinds';
+import type { EvidenceKindCatalogue, FindingField, FindingSpec, FindingUnit } from '@/api/types';
 import {
   formatBitRate,
   formatBytes,
   formatCount,
+  formatDateTime,
   formatDuration,
   formatExactBytes,
   formatMs,
@@ -9,53 +12,14 @@ import {
 } from '@/lib/format';
 import { isRecord } from '@/lib/narrow';
 
-/** Numbers that are windows or buffers: the exact value matters (65,536 vs 32,768). */
-const EXACT_BYTES = new Set([
-  'window',
-  'window_max',
-  'so_rcvbuf',
-  'sk_rcvbuf',
-  'rmem_max',
-  'syn_window',
-  'max_in_flight',
-]);
-/** Seconds, shown as a duration. */
-const SECONDS = new Set([
-  'seconds',
-  'delay',
-  'max_delay',
-  'median_delay',
-  'total_delay',
-  'wait',
-  'wait_seconds',
-  'age',
-  'spread',
-  'median_first_gap',
-  'transfer_s',
-  'duration',
-  'close_age_s',
-]);
-/** Bytes per second. */
-const RATES = new Set(['cap', 'throughput']);
-/** Shares of one (0.99 → 99 %). */
-const SHARES = new Set(['rate', 'ratio', 'pinned_share', 'throughput_share_of_cap', 'share']);
+/** How each data key of a finding is shown: its label and unit, as the engine declares them. */
+export type Fields = ReadonlyMap<string, FindingField>;
 
-const LABELS: Record<string, string> = {
-  so_rcvbuf: 'SO_RCVBUF',
-  sk_rcvbuf: 'Kernel buffer (sk_rcvbuf)',
-  rtt: 'RTT',
-  rtt_ms: 'RTT',
-  cap: 'Cap (window / RTT)',
-  rto: 'RTO retransmissions',
-  timeout_ms: 'Timeout',
-  tcp_adv_win_scale: 'tcp_adv_win_scale',
-  tcp_rmem: 'tcp_rmem',
-  rmem_max: 'rmem_max',
-  fds: 'File descriptors',
-  fd: 'File descriptor',
-  connection_ids: 'Connections',
-  syscall: 'System call',
-};
+/** A finding's keys: those of the evidence kind that emits it, and its own (the engine's findings). */
+export function fieldsOf(catalogue: EvidenceKindCatalogue | undefined, spec: FindingSpec | undefined): Fields {
+  const keys = [...(kindInfo(catalogue, spec?.evidence_kind ?? '')?.keys ?? []), ...(spec?.keys ?? [])];
+  return new Map(keys.map((field) => [field.key, field]));
+}
 
 const ACRONYMS: Record<string, string> = {
   tcp: 'TCP',
@@ -63,16 +27,13 @@ const ACRONYMS: Record<string, string> = {
   rto: 'RTO',
   ecn: 'ECN',
   syn: 'SYN',
-  syns: 'SYNs',
   fin: 'FIN',
   rst: 'RST',
   ms: '(ms)',
 };
 
-/** A data key as a label: "median_delay" → "Median delay". */
+/** A key the engine did not describe, in words: "median_delay" → "Median delay". */
 export function labelOf(key: string): string {
-  const known = LABELS[key];
-  if (known) return known;
   const text = key
     .replace(/_(s|seconds|bps)$/, '')
     .split('_')
@@ -81,40 +42,75 @@ export function labelOf(key: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** For a key the engine did not describe (a finding kind an older version stored): the unit its name suggests. */
+function guessedUnit(key: string): FindingUnit {
+  if (key.includes('bytes')) return 'bytes';
+  if (key.endsWith('_ms')) return 'ms';
+  if (key.endsWith('_bps')) return 'bit/s';
+  if (key.endsWith('_s') || key.endsWith('_seconds')) return 'seconds';
+  if (key === 'rate' || key === 'share' || key.endsWith('_share')) return 'share';
+  return 'count';
+}
+
+/** The key's declared label and unit, or words and a unit from its name when undeclared. */
+export function fieldOf(fields: Fields, key: string): FindingField {
+  return fields.get(key) ?? { key, label: labelOf(key), unit: guessedUnit(key) };
+}
+
 function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-/** One number, formatted by what its key says it is. */
-export function formatNumber(key: string, value: number): string {
-  if (EXACT_BYTES.has(key)) return formatExactBytes(value);
-  if (key.includes('bytes'))
-    return value >= 1024 ? `${formatBytes(value)} (${formatCount(value)} B)` : formatExactBytes(value);
-  if (key === 'rtt') return formatMs(value * 1000);
-  if (key.endsWith('_ms')) return formatMs(value);
-  if (key.endsWith('_bps')) return formatBitRate(value);
-  if (RATES.has(key)) return formatRate(value);
-  if (SHARES.has(key)) return `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`;
-  if (SECONDS.has(key) || key.endsWith('_s') || key.endsWith('_seconds')) return formatDuration(value);
-  return Number.isInteger(value) ? formatCount(value) : value.toLocaleString('en-US', { maximumFractionDigits: 3 });
+/** One number in its unit. */
+export function formatNumber(unit: FindingUnit, value: number): string {
+  switch (unit) {
+    case 'bytes':
+      return value >= 1024 ? `${formatBytes(value)} (${formatCount(value)} B)` : formatExactBytes(value);
+    case 'bytes_exact':
+      return formatExactBytes(value);
+    case 'seconds':
+      return formatDuration(value);
+    case 'ms':
+      return formatMs(value);
+    case 'bit/s':
+      return formatBitRate(value);
+    case 'bytes/s':
+      return formatRate(value);
+    case 'share':
+      return `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`;
+    case 'timestamp':
+      return formatDateTime(new Date(value * 1000).toISOString());
+    case 'connection':
+      return `connection ${String(value)}`;
+    case 'count':
+      if (Number.isInteger(value)) return formatCount(value);
+      return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
+    case 'number':
+    case 'text':
+      return value.toLocaleString('en-US', { maximumFractionDigits: 3 });
+  }
 }
 
-/** Any JSON value as one line of text; null when it is not worth a line (nested tables, empty). */
-export function formatValue(key: string, value: unknown): string | null {
+/**
+ * Any JSON value as one line of text; null when it is not worth a line (nested tables, empty). A
+ * list's items take the field's unit; a map's values their own key's unit, else the field's.
+ */
+export function formatValue(field: FindingField, value: unknown, fields: Fields): string | null {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'number') return formatNumber(key, value);
+  if (typeof value === 'number') return formatNumber(field.unit, value);
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) {
     if (value.length === 0) return '—';
     if (!value.every(isScalar)) return null;
-    const itemKey = key === 'gaps' ? 'delay' : key;
-    return value.map((v) => (typeof v === 'number' ? formatNumber(itemKey, v) : String(v))).join(', ');
+    return value.map((v) => (typeof v === 'number' ? formatNumber(field.unit, v) : String(v))).join(', ');
   }
   if (isRecord(value)) {
     const entries = Object.entries(value).filter((e): e is [string, string | number | boolean] => isScalar(e[1]));
     if (entries.length === 0 || entries.length !== Object.keys(value).length) return null;
-    return entries.map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(k, v) : String(v)}`).join(' · ');
+    return entries
+      .map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber((fields.get(k) ?? field).unit, v) : String(v)}`)
+      .join(' · ');
   }
   return null;
 }

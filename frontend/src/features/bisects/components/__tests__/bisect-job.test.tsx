@@ -58,8 +58,8 @@ function running(overrides: Partial<Bisect> = {}): Bisect {
   });
 }
 
-function renderJob() {
-  return renderWithProviders(<BisectJob incidentId={INCIDENT} bisectId={JOB} />);
+function renderJob({ canRetry = true } = {}) {
+  return renderWithProviders(<BisectJob incidentId={INCIDENT} bisectId={JOB} canRetry={canRetry} />);
 }
 
 describe('BisectJob', () => {
@@ -190,5 +190,23 @@ describe('BisectJob', () => {
       expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     });
     expect(requests.find((r) => r.method === 'POST')?.path).toBe(`${PATH}steps/102/retry/`);
+  });
+
+  it('offers no retry to a teammate who does not own the team', async () => {
+    const failedStep = makeBisectStep({ id: 102, index: 1, verdict: 'error', reason: 'run timed out' });
+    const job = running({ status: 'failed', finished: true, error: 'step 2 errored', steps: [STEP_1, failedStep] });
+    mockApi({ [`GET ${PATH}`]: () => json(job) });
+    renderJob({ canRetry: false });
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('The bisect failed: step 2 errored');
+    expect(screen.queryByRole('button', { name: 'Retry step' })).not.toBeInTheDocument();
+  });
+
+  it('says what the reproducer runs with: the network and the variables it was given', async () => {
+    mockApi({ [`GET ${PATH}`]: () => json(running({ env: { XFER_BYTES: '1048576' }, network: false })) });
+    renderJob();
+
+    const runsWith = await screen.findByText('Runs with');
+    expect(runsWith.nextSibling).toHaveTextContent('no network; XFER_BYTES set');
   });
 });

@@ -89,6 +89,8 @@ describe('StartBisectPanel', () => {
     await user.type(screen.getByLabelText('Bad ref'), 'v6.6.10');
     await user.type(screen.getByLabelText('Path filter'), 'net/ipv4');
     await user.type(screen.getByLabelText('Reproducer command'), './repro.sh --bytes 100M');
+    await user.type(screen.getByLabelText('Variables'), 'XFER_BYTES=104857600{Enter}# a comment{Enter}MODE=rr');
+    await user.click(screen.getByLabelText("Give the reproducer the workers' network"));
     await user.clear(screen.getByLabelText('Repeats per step'));
     await user.type(screen.getByLabelText('Repeats per step'), '5');
     await user.selectOptions(screen.getByLabelText('Verdict rule'), 'metric');
@@ -120,7 +122,26 @@ describe('StartBisectPanel', () => {
       on_inconclusive: 'retry_then_skip',
       on_error: 'stop',
       runner: 'local',
+      env: { XFER_BYTES: '104857600', MODE: 'rr' },
+      network: true,
     });
+  });
+
+  it('refuses variables the runner sets itself, or a line that is not NAME=value', async () => {
+    const user = userEvent.setup();
+    const { requests } = mockApi({});
+    renderPanel();
+
+    await user.type(screen.getByLabelText('Variables'), 'WHODUNNET_COMMIT=abc');
+    await user.click(screen.getByRole('button', { name: 'Start bisect' }));
+    expect(await screen.findByText('Line 1: WHODUNNET_ variables are set by the runner.')).toBeInTheDocument();
+    await user.clear(screen.getByLabelText('Variables'));
+    await user.type(screen.getByLabelText('Variables'), 'just words');
+    await user.click(screen.getByRole('button', { name: 'Start bisect' }));
+    expect(
+      await screen.findByText('Line 1: write NAME=value (letters, digits and _ in the name).'),
+    ).toBeInTheDocument();
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0);
   });
 
   it('puts the API’s 400 messages under their fields and the rest above the buttons', async () => {
@@ -133,7 +154,7 @@ describe('StartBisectPanel', () => {
     await user.type(screen.getByLabelText('Repository'), '/nope');
     await user.type(screen.getByLabelText('Good ref'), 'a');
     await user.type(screen.getByLabelText('Bad ref'), 'a');
-    await user.type(screen.getByLabelText('Reproducer command'), 'true{Enter}');
+    await user.type(screen.getByLabelText('Reproducer command'), 'true{Control>}{Enter}{/Control}');
 
     expect(await screen.findByText('Not a git repository.')).toBeInTheDocument();
     expect(screen.getByLabelText('Repository')).toHaveAttribute('aria-invalid', 'true');

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
 import type { Evidence } from '@/api/types';
+import { EVIDENCE_KINDS } from '@/testing/evidence-kinds';
 import { makeEvidence, makeRun } from '@/testing/fixtures';
 import { json, mockApi, setCsrfCookie } from '@/testing/mock-api';
 import { renderWithProviders } from '@/testing/render';
@@ -40,7 +41,8 @@ describe('Correcting an evidence kind', () => {
       within(select)
         .getAllByRole('option')
         .map((o) => o.getAttribute('value')),
-    ).toEqual(['capture', 'strace', 'kernel_versions', 'sysctl', 'counters', 'sockets', 'latency', 'app_config']);
+    ).toEqual(EVIDENCE_KINDS.kinds.map((kind) => kind.name)); // the engine's kinds, in its order
+    expect(within(select).getByRole('option', { name: 'Kernel versions' })).toHaveValue('kernel_versions');
     await user.selectOptions(select, 'kernel_versions');
     await user.click(within(card).getByRole('button', { name: 'Analyse again' }));
 

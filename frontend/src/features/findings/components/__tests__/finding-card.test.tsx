@@ -10,7 +10,7 @@ import { FindingCard } from '../finding-card';
 
 const SOURCE = 'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id=dfa2f0483360';
 
-// Seed 000's two kernel findings, as the engine stores them (trimmed).
+// The kernel findings of a receive-window regression, as the engine stores them (trimmed).
 const KNOWN_CHANGE = makeFinding({
   id: 7,
   evidence: null,
@@ -55,9 +55,9 @@ const WINDOW_MODEL = makeFinding({
     so_rcvbuf: 65536,
     so_rcvbuf_source: 'strace (evidence 2, line 2)',
     rtt_ms: 136.64596273291926,
-    rtt_source: 'seed 000',
+    rtt_source: 'a default: the RTT at which 10 MiB take 22 s through a 65,536-byte window (none in the evidence)',
     transfer_bytes: 10485760,
-    transfer_source: "seed 000's 10 MiB transfer",
+    transfer_source: 'a default 10 MiB transfer (none in the evidence)',
     timeout_ms: 30000,
     timeout_source: 'strace app.timeout',
     tcp_adv_win_scale: 1,
@@ -109,7 +109,7 @@ describe('FindingCard', () => {
     renderWithProviders(<FindingCard finding={WINDOW_MODEL} incidentId={3} />);
     const inputs = screen.getByLabelText('Model inputs');
     expect(inputs).toHaveTextContent('SO_RCVBUF65,536 B — strace (evidence 2, line 2)');
-    expect(inputs).toHaveTextContent('RTT137 ms — seed 000');
+    expect(inputs).toHaveTextContent('RTT137 ms — a default: the RTT at which 10 MiB take 22 s');
     expect(inputs).toHaveTextContent('Transfer size10,485,760 B');
     expect(inputs).toHaveTextContent('Timeout30.0 s');
     const rows = within(screen.getByRole('table', { name: 'Receive window per kernel' })).getAllByRole('row');
@@ -229,12 +229,61 @@ describe('FindingCard', () => {
     renderWithProviders(
       <FindingCard
         incidentId={3}
-        finding={makeFinding({ kind: 'host.retransmits', data: { TcpRetransSegs: 1200, interval_s: 60, rate: 0.015 } })}
+        finding={makeFinding({ kind: 'host.not_described', data: { TcpRetransSegs: 1200, interval_s: 60, rate: 0.015 } })}
       />,
     );
     const numbers = screen.getByLabelText('Numbers');
     expect(numbers).toHaveTextContent('TcpRetransSegs1,200');
     expect(numbers).toHaveTextContent('Interval1 min 0 s');
     expect(numbers).toHaveTextContent('Rate1.5 %');
+  });
+
+  it('shows the numbers with the labels and units the engine declares for the kind', () => {
+    renderWithProviders(
+      <FindingCard
+        incidentId={3}
+        finding={makeFinding({
+          kind: 'host.retransmits',
+          data: {
+            delta: true,
+            interval_s: 30,
+            evidence: [0, 1],
+            counters: { TcpRetransSegs: 3, TcpOutSegs: 200 },
+            retrans_rate: 0.015,
+            values: { TcpRetransSegs: { before: 10, after: 13 } },
+            resets: [],
+          },
+        })}
+      />,
+    );
+    const numbers = screen.getByLabelText('Numbers');
+    expect(numbers).toHaveTextContent('CountersTcpRetransSegs 3 · TcpOutSegs 200');
+    expect(numbers).toHaveTextContent('Retransmitted share1.5 %');
+    expect(numbers).toHaveTextContent('Interval30.0 s');
+    expect(numbers).toHaveTextContent('Difference of two snapshotsyes');
+    expect(numbers).not.toHaveTextContent('Evidence'); // declared, but not shown
+  });
+
+  it('makes a table of a map of rows, its keys in the first column', () => {
+    renderWithProviders(
+      <FindingCard
+        incidentId={3}
+        finding={makeFinding({
+          kind: 'tcp.retransmissions',
+          data: {
+            by_sender: {
+              client: { data_packets: 400, retransmissions: 12, rate: 0.03, bytes: 600_000 },
+              server: { data_packets: 90, retransmissions: 0, rate: 0, bytes: 2_000 },
+            },
+          },
+        })}
+      />,
+    );
+    const rows = within(screen.getByRole('table', { name: 'By sender' })).getAllByRole('row');
+    expect(rows.map((r) => Array.from(r.children).map((c) => c.textContent))).toEqual([
+      ['Sender', 'Data packets', 'Retransmissions', 'Rate', 'Bytes'],
+      ['client', '400', '12', '3.0 %', '586 KiB (600,000 B)'],
+      ['server', '90', '0', '0.00 %', '1.95 KiB (2,000 B)'],
+    ]);
   });
 });

@@ -1,0 +1,23 @@
+"""How analysis answers the evidence app's signals (``evidence.signals``); connected in ``AnalysisConfig.ready``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from analysis import services
+from evidence import signals
+from evidence.models import Evidence
+
+
+@receiver(signals.needs_reading, dispatch_uid="analysis.read_evidence")
+def read_evidence(*, evidence: Evidence, **_: Any) -> None:
+    # A kind a person chose over the detected one is forced; otherwise the engine detects it again.
+    forced = evidence.kind if evidence.kind != evidence.detected_kind else ""
+    services.queue_run(evidence=evidence, forced_kind=forced)
+
+
+@receiver(signals.captured_at_changed, dispatch_uid="analysis.pair_snapshots_again")
+def pair_snapshots_again(*, evidence: Evidence, **_: Any) -> None:
+    services.queue_correlation(incident_id=evidence.incident_id)

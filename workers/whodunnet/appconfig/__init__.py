@@ -1,1 +1,0 @@
-"""Application configuration evidence: Kafka client properties."""

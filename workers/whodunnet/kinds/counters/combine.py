@@ -1,0 +1,410 @@
+"""Counter snapshots → deltas → ``host.*`` and ``neighbours.link_usage`` findings.
+
+Snapshots are paired by ``whodunnet.snapshots`` (same formats; by time when every one
+has a time, else in the order given); the first and the last of a group are diffed.
+A group of one is reported as totals since boot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from whodunnet.kinds.sysctl.parser import get_int, get_ints
+from whodunnet.model import EvidenceResult, Finding, Ref
+from whodunnet.snapshots import diff_counts, snapshot_groups
+
+KIND = "counters"
+
+RETRANS_COUNTERS = ("TcpRetransSegs", "TcpExtTCPSynRetrans", "TcpExtTCPTimeouts", "TcpExtTCPLostRetransmit")
+LISTEN_COUNTERS = ("TcpExtListenOverflows", "TcpExtListenDrops")
+DROP_KEYS = ("rx_dropped", "tx_dropped", "rx_overrun", "rx_missed", "rx_fifo_errors", "tx_fifo_errors")
+VIRTUAL = re.compile(r"^(macvtap|tap|veth|vnet|tun|cali|flannel|cni|docker|br-|virbr|lxc|eni|gke|azv)", re.I)
+#: An interface at or above this share of its limit is "near its limit".
+NEAR_LIMIT = 0.8
+#: Drops "match" retransmits when they differ by at most this share (or by 2).
+MATCH_TOLERANCE = 0.1
+
+
+@dataclass
+class Delta:
+    """What changed between two snapshots (or, for one snapshot, the totals)."""
+
+    before: int | None
+    after: int
+    interval_s: float | None
+    counters: dict[str, int] = field(default_factory=dict)
+    interfaces: dict[str, dict[str, int]] = field(default_factory=dict)
+    conntrack: dict[str, int] = field(default_factory=dict)
+    resets: list[str] = field(default_factory=list)
+    #: The snapshots' file names, for titles ("nstat-1.txt → nstat-2.txt").
+    names: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.before}-{self.after}" if self.before is not None else f"{self.after}"
+
+    def refs(self, label: str, lines: dict[int, int | None]) -> tuple[Ref, ...]:
+        out = []
+        for idx in (self.before, self.after):
+            if idx is None:
+                continue
+            ln = lines.get(idx)
+            out.append(Ref(evidence=idx, label=label, lines=(ln, ln) if ln else None))
+        return tuple(out)
+
+
+def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
+    out = []
+    for members, _ in snapshot_groups(evidence, (KIND,)):
+        last = evidence[members[-1]].summary
+        if len(members) == 1:
+            out.append(
+                Delta(None, members[0], None, dict(last["counters"]), dict(last["interfaces"]), dict(last["conntrack"]))
+            )
+            continue
+        first = evidence[members[0]].summary
+        t0, t1 = first.get("timestamp"), last.get("timestamp")
+        resets: list[str] = []
+        d = Delta(members[0], members[-1], (t1 - t0) if t0 is not None and t1 is not None else None, resets=resets)
+        d.names = (evidence[members[0]].name, evidence[members[-1]].name)
+        d.counters = diff_counts(first["counters"], last["counters"], resets)
+        for name, stats in last["interfaces"].items():
+            if name in first["interfaces"]:
+                d.interfaces[name] = diff_counts(first["interfaces"][name], stats, resets, name + ".")
+        d.conntrack = diff_counts(first["conntrack"], last["conntrack"], resets)
+        for gauge in ("count", "max", "entries"):
+            if gauge in last["conntrack"]:
+                d.conntrack[gauge] = last["conntrack"][gauge]
+        out.append(d)
+    return out
+
+
+def _when(d: Delta) -> str:
+    first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
+    if d.before is None:
+        return "since boot (one snapshot)"
+    if d.interval_s is not None:
+        return f"over {d.interval_s:.1f} s ({first} → {last})"
+    return f"between {first} and {last} (interval unknown)"
+
+
+def counter_findings(evidence: Sequence[EvidenceResult], findings: Sequence[Finding] = ()) -> list[Finding]:
+    """The counter findings of every snapshot group (``findings`` is not needed: counters are enough)."""
+    out: list[Finding] = []
+    ds = deltas(evidence)
+    retrans: list[tuple[Delta, int]] = []
+    for d in ds:
+        lines = {i: None for i in (d.before, d.after) if i is not None}
+        if any(k in d.counters for k in RETRANS_COUNTERS):
+            out.append(_retrans(evidence, d))
+            if "TcpRetransSegs" in d.counters and d.before is not None:
+                retrans.append((d, d.counters["TcpRetransSegs"]))
+        if any(d.counters.get(k, 0) > 0 for k in LISTEN_COUNTERS):
+            out.append(_listen(evidence, d))
+        for name, stats in sorted(d.interfaces.items()):
+            if any(stats.get(k, 0) > 0 for k in DROP_KEYS):
+                out.append(_drops(evidence, d, name, stats))
+        if any(("rx_bytes" in s or "tx_bytes" in s) for s in d.interfaces.values()) and d.before is not None:
+            out.append(_link_usage(evidence, d))
+        del lines
+    for d, r in retrans:
+        for d2 in ds:
+            if d2.before is None:
+                continue
+            for name, stats in d2.interfaces.items():
+                drops = stats.get("rx_dropped", 0) + stats.get("tx_dropped", 0)
+                if r > 0 and drops > 0 and abs(drops - r) <= max(2, MATCH_TOLERANCE * r):
+                    out.append(_match(d, r, d2, name, drops))
+    ct = _conntrack(evidence, ds)
+    if ct is not None:
+        out.append(ct)
+    return out
+
+
+def _line(evidence: Sequence[EvidenceResult], idx: int | None, name: str, table: str = "counter_lines") -> int | None:
+    if idx is None:
+        return None
+    value = evidence[idx].summary.get(table, {}).get(name)
+    return int(value) if isinstance(value, int) else None
+
+
+def _name_refs(
+    evidence: Sequence[EvidenceResult], d: Delta, names: Sequence[str], table: str = "counter_lines"
+) -> tuple[Ref, ...]:
+    refs = []
+    for name in names:
+        for idx in (d.before, d.after):
+            ln = _line(evidence, idx, name, table)
+            if idx is not None and ln is not None:
+                refs.append(Ref(evidence=idx, label=name, lines=(ln, ln)))
+    return tuple(refs)
+
+
+def _before_after(
+    evidence: Sequence[EvidenceResult], d: Delta, names: Sequence[str], table: str = "counters"
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n in names:
+        b = evidence[d.before].summary[table].get(n) if d.before is not None else None
+        a = evidence[d.after].summary[table].get(n)
+        out[n] = {"before": b, "after": a}
+    return out
+
+
+def _retrans(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
+    c = d.counters
+    present = [k for k in RETRANS_COUNTERS if k in c]
+    segs = c.get("TcpRetransSegs", 0)
+    out_segs = c.get("TcpOutSegs")
+    rate = segs / out_segs if out_segs else None
+    per_s = {k: c[k] / d.interval_s for k in present} if d.interval_s else {}
+    sev = "info" if d.before is None else ("medium" if (rate or 0) > 0.01 else "low" if segs else "info")
+    parts = ", ".join(f"{k} {c[k]:+,}" if d.before is not None else f"{k} {c[k]:,}" for k in present)
+    return Finding(
+        kind="host.retransmits",
+        layer="network",
+        severity=sev,  # type: ignore[arg-type]
+        title=f"{segs:,} TCP segments retransmitted {_when(d)}"
+        + (f" ({rate:.2%} of {out_segs:,} sent)" if rate is not None else ""),
+        explanation=(
+            f"Retransmission counters {_when(d)}: {parts}."
+            + (f" That is {rate:.3%} of the {out_segs:,} segments sent." if rate is not None else "")
+            + (
+                " Timeouts (TCPTimeouts) are RTO expiries: each costs at least 200 ms."
+                if c.get("TcpExtTCPTimeouts")
+                else ""
+            )
+            + (f" Counter resets seen for {', '.join(d.resets[:5])}." if d.resets else "")
+        ),
+        refs=_name_refs(evidence, d, present + (["TcpOutSegs"] if out_segs is not None else [])),
+        key=f"counters-{d.key}",
+        data={
+            "delta": d.before is not None,
+            "interval_s": d.interval_s,
+            "evidence": [i for i in (d.before, d.after) if i is not None],
+            "counters": {k: c[k] for k in [*present, "TcpOutSegs"] if k in c},
+            "per_second": per_s,
+            "retrans_rate": rate,
+            "values": _before_after(evidence, d, present),
+            "resets": d.resets,
+        },
+    )
+
+
+def _listen(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
+    c = d.counters
+    ov, dr = c.get("TcpExtListenOverflows", 0), c.get("TcpExtListenDrops", 0)
+    return Finding(
+        kind="host.listen_overflows",
+        layer="application",
+        severity="medium" if d.before is not None else "low",
+        title=f"listen queue overflowed {ov:,} times, {dr:,} SYNs dropped {_when(d)}",
+        explanation=(
+            f"ListenOverflows {ov:,} and ListenDrops {dr:,} {_when(d)}: a listening socket's accept queue was full "
+            "(the application accepts too slowly or its backlog is too small), so SYNs were dropped and clients "
+            "retransmitted them (1 s, then backoff) — connection setup delays that look like network loss."
+        ),
+        refs=_name_refs(evidence, d, LISTEN_COUNTERS),
+        key=f"counters-{d.key}",
+        data={"delta": d.before is not None, "interval_s": d.interval_s, "listen_overflows": ov, "listen_drops": dr,
+              "values": _before_after(evidence, d, [k for k in LISTEN_COUNTERS if k in c])},
+    )  # fmt: skip
+
+
+def _drops(evidence: Sequence[EvidenceResult], d: Delta, name: str, stats: dict[str, int]) -> Finding:
+    shown = {k: stats[k] for k in DROP_KEYS if stats.get(k)}
+    virtual = bool(VIRTUAL.match(name))
+    refs = []
+    for idx in (d.before, d.after):
+        if idx is not None:
+            ln = evidence[idx].summary.get("interface_lines", {}).get(name)
+            refs.append(Ref(evidence=idx, label=f"interface {name}", lines=(ln, ln) if ln else None))
+    return Finding(
+        kind="host.interface_drops",
+        layer="neighbours" if virtual else "network",
+        severity="medium" if d.before is not None else "low",
+        title=f"{name}: " + ", ".join(f"{k} {v:,}" for k, v in shown.items()) + f" {_when(d)}",
+        explanation=(
+            f"Interface {name} {'(a virtual/container interface) ' if virtual else ''}counted "
+            + ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in shown.items())
+            + f" {_when(d)}. Every dropped packet of a TCP flow is retransmitted after at least 200 ms (RTO-min) "
+            "unless fast retransmit catches it."
+        ),
+        refs=tuple(refs),
+        key=f"{name}-{d.key}",
+        data={"interface": name, "virtual": virtual, "delta": d.before is not None, "interval_s": d.interval_s,
+              "drops": shown, "stats": stats, "values": _iface_values(evidence, d, name)},
+    )  # fmt: skip
+
+
+def _iface_values(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> dict[str, Any]:
+    b = evidence[d.before].summary["interfaces"].get(name) if d.before is not None else None
+    return {"before": b, "after": evidence[d.after].summary["interfaces"].get(name)}
+
+
+def _match(d: Delta, r: int, d2: Delta, name: str, drops: int) -> Finding:
+    return Finding(
+        kind="host.drops_match_retransmits",
+        layer="neighbours" if VIRTUAL.match(name) else "network",
+        severity="high",
+        title=f"{drops:,} drops on {name} match {r:,} TCP retransmissions",
+        explanation=(
+            f"Over the same runs, {name} dropped {drops:,} packets and TCP retransmitted {r:,} segments. When the "
+            "numbers match like this the retransmissions are these drops (200 ms tail delays in netperf TCP_RR that "
+            "were exactly the RX drops counted on a macvtap queue are the classic case)."
+        ),
+        refs=(
+            *d.refs("TcpRetransSegs", {}),
+            *d2.refs(f"interface {name}", {}),
+        ),
+        key=f"{name}-{d.key}-{d2.key}",
+        data={"interface": name, "drops": drops, "retransmits": r, "difference": drops - r,
+              "retransmit_evidence": [d.before, d.after], "interface_evidence": [d2.before, d2.after]},
+    )  # fmt: skip
+
+
+def _limit(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> tuple[float | None, str]:
+    for idx in (d.after, d.before):
+        if idx is None:
+            continue
+        s = evidence[idx].summary
+        if name in s.get("limits_bps", {}):
+            return float(s["limits_bps"][name]), "given limit"
+        if name in s.get("speeds_mbps", {}):
+            return float(s["speeds_mbps"][name]) * 1e6, "NIC speed from ethtool"
+    for ev in evidence:
+        if ev.kind == KIND and name in ev.summary.get("limits_bps", {}):
+            return float(ev.summary["limits_bps"][name]), "given limit"
+    return None, ""
+
+
+def _link_usage(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
+    rows = []
+    near = []
+    for name, stats in sorted(d.interfaces.items()):
+        limit, source = _limit(evidence, d, name)
+        rx, tx = stats.get("rx_bytes"), stats.get("tx_bytes")
+        row: dict[str, Any] = {
+            "interface": name,
+            "rx_bytes": rx,
+            "tx_bytes": tx,
+            "limit_bps": limit,
+            "limit_source": source,
+        }
+        if d.interval_s:
+            row["rx_bps"] = (rx or 0) * 8 / d.interval_s
+            row["tx_bps"] = (tx or 0) * 8 / d.interval_s
+            if limit:
+                row["utilisation"] = max(row["rx_bps"], row["tx_bps"]) / limit
+                if row["utilisation"] >= NEAR_LIMIT:
+                    near.append(name)
+        rows.append(row)
+    limited = [r for r in rows if r.get("utilisation") is not None]
+    clears = bool(limited) and not near
+    if not d.interval_s:
+        reason = "the snapshots carry no timestamps, so no rate can be computed"
+    elif not limited:
+        reason = "no interface has a limit (add '# limit IFACE RATE' to a snapshot, or an ethtool Speed line)"
+    elif near:
+        reason = f"{', '.join(near)} at ≥ {NEAR_LIMIT:.0%} of the limit"
+    else:
+        reason = f"every interface with a limit stays under {NEAR_LIMIT:.0%} of it"
+    return Finding(
+        kind="neighbours.link_usage",
+        layer="neighbours",
+        severity="medium" if near else "info",
+        title=(f"{', '.join(near)} near its limit" if near else "no interface near its limit" if clears else "interface throughput")  # noqa: E501
+        + f" {_when(d)}",
+        explanation=f"Per-interface throughput {_when(d)} against its limit: {reason}.",
+        refs=d.refs("interfaces", {}),
+        key=f"counters-{d.key}",
+        data={"interval_s": d.interval_s, "interfaces": rows, "near_limit": near, "clears_layer": clears,
+              "reason": reason, "threshold": NEAR_LIMIT},
+    )  # fmt: skip
+
+
+def _sysctl_values(evidence: Sequence[EvidenceResult]) -> tuple[dict[str, str], int | None]:
+    for i, ev in enumerate(evidence):
+        if ev.kind == "sysctl":
+            return dict(ev.summary.get("values", {})), i
+    return {}, None
+
+
+def _server_ports(evidence: Sequence[EvidenceResult], values: dict[str, str]) -> tuple[int | None, str]:
+    given = get_int(values, "whodunnet.server_ports")
+    if given is not None:
+        return given, "given (whodunnet.server_ports)"
+    ports = set()
+    for ev in evidence:
+        if ev.kind == "strace":
+            for s in ev.summary.get("sockets", []):
+                peer = s.get("peer") or ""
+                if s.get("connect_line") and ":" in peer:
+                    ports.add(peer.rsplit(":", 1)[1])
+    if ports:
+        return len(ports), "distinct server ports connected to in strace"
+    return None, ""
+
+
+def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding | None:
+    values, sidx = _sysctl_values(evidence)
+    ct: dict[str, int] = {}
+    delta_of: Delta | None = None
+    for d in ds:
+        if d.conntrack:
+            ct.update(d.conntrack)
+            delta_of = d
+    count = ct.get("count", get_int(values, "net.netfilter.nf_conntrack_count") or ct.get("entries"))
+    maximum = ct.get("max", get_int(values, "net.netfilter.nf_conntrack_max", "net.nf_conntrack_max"))
+    failures = {k: ct[k] for k in ("insert_failed", "drop", "early_drop") if k in ct}
+    port_range = get_ints(values, "net.ipv4.ip_local_port_range")
+    if maximum is None and not any(failures.values()) and count is None:
+        return None
+    range_size = port_range[1] - port_range[0] + 1 if port_range and len(port_range) == 2 else None
+    ports, ports_source = _server_ports(evidence, values)
+    tuples = range_size * ports if range_size and ports else None
+    usage = count / maximum if count is not None and maximum else None
+    worst = max(usage or 0.0, (tuples / maximum) if tuples and maximum else 0.0)
+    parts = []
+    if count is not None and maximum:
+        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({usage:.0%})")
+    if failures:
+        parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items()))
+    if range_size:
+        parts.append(
+            f"the ephemeral port range holds {range_size:,} ports"
+            + (f"; × {ports} server port(s) = {tuples:,} possible 5-tuples per client address"
+               + (f", {tuples / maximum:.0%} of the table" if maximum else "") if tuples else "")
+        )  # fmt: skip
+    refs: list[Ref] = []
+    if sidx is not None:
+        for key in (
+            "net.ipv4.ip_local_port_range",
+            "net.netfilter.nf_conntrack_max",
+            "net.netfilter.nf_conntrack_count",
+        ):
+            ln = evidence[sidx].summary.get("value_lines", {}).get(key)
+            if ln:
+                refs.append(Ref(evidence=sidx, label=key, lines=(ln, ln)))
+    if delta_of is not None:
+        refs.extend(delta_of.refs("conntrack", {}))
+    return Finding(
+        kind="host.conntrack_pressure",
+        layer="network",
+        severity="high" if any(failures.values()) or worst >= 0.9 else "medium" if worst >= 0.7 else "info",
+        title="; ".join(parts[:2]) or "conntrack table",
+        explanation=(
+            "; ".join(parts) + ". A full connection-tracking table drops new connections' SYNs (for example "
+            "4 × 28,232 ephemeral ports ≈ 128 K entries, kept through TIME-WAIT, can fill an SDN firewall's table "
+            "and cause > 1 s TCP_CRR tails)."
+        ),
+        refs=tuple(refs),
+        key="conntrack",
+        data={"count": count, "max": maximum, "usage": usage, "failures": failures, "port_range": port_range,
+              "port_range_size": range_size, "server_ports": ports, "server_ports_source": ports_source,
+              "possible_tuples": tuples, "tuples_share_of_max": (tuples / maximum) if tuples and maximum else None,
+              "stats": ct},
+    )  # fmt: skip

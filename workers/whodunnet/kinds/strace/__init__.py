@@ -1,0 +1,18 @@
+"""strace output: the sockets an application opened, the options it set and the waits that ran out."""
+
+from pathlib import Path
+
+from whodunnet.kinds.spec import Kind
+from whodunnet.kinds.strace.analyzer import analyze_strace
+from whodunnet.kinds.strace.findings import FIELDS, FINDINGS
+from whodunnet.kinds.strace.sniff import is_strace
+
+KIND = Kind(
+    name="strace",
+    label="strace output",
+    analyze=analyze_strace,
+    sniff_text=is_strace,
+    findings=FINDINGS,
+    fields=FIELDS,
+    fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+)
