@@ -70,7 +70,7 @@ test: install lint typecheck test-workers test-backend test-frontend e2e
 bench: install
 	mkdir -p .data/bench
 	$(PY) bench/upload_memory.py
-	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip .data/bench/bulk.pcap
+	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip --pcapng .data/bench/bulk.pcap
 
 FUZZ_SECONDS ?= 300
 # One fuzz target for every evidence kind (and content detection); new inputs stay in .data/fuzz/<kind>.

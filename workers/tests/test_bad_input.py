@@ -22,7 +22,7 @@ from capture_builders import (
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.reader import CHUNK
+from whodunnet.capture.scanner import CHUNK
 from whodunnet.engine import analyze
 from whodunnet.errors import InputRefused, InputTooLarge, MalformedInput
 from whodunnet.kinds.text import iter_lines
@@ -220,6 +220,20 @@ def test_it_reports_a_truncated_gzip_with_the_partial_result(tmp_path: Path) -> 
     assert ev.kind == "capture"
     assert ev.error is not None
     assert 0 < ev.summary["packets"] < 289
+    assert ev.error.offset == len(data) // 2 and ev.error.message.endswith("(offset counted in the gzip file)")
+
+
+def test_it_says_which_bytes_an_offset_in_a_gzip_counts(tmp_path: Path) -> None:
+    data = pcap(frames(10))
+    record = 16 + len(frames(1)[0])
+    cut = 24 + 6 * record  # the 7th record starts here
+    path = tmp_path / "cut.pcap.gz"
+    path.write_bytes(gzip.compress(data[: cut + 30]))
+    (ev,) = analyze([path]).evidence
+    assert ev.error is not None and ev.error.offset == cut
+    assert "middle of a packet" in ev.error.message
+    assert "(offset counted in the decompressed data, reached within the first" in ev.error.message
+    assert ev.summary["packets"] == 6
 
 
 def test_it_reports_gzip_of_text_as_not_a_capture(tmp_path: Path) -> None:
