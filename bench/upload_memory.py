@@ -1,16 +1,20 @@
-"""Peak memory of the web process while curl uploads a large file (default 2 GiB).
+"""Peak memory of the web process while curl uploads a large file (default 2 GiB), one-shot and resumable.
 
-    make bench            # or: .venv/bin/python bench/upload_memory.py --size-gib 2
+    make bench            # or: .venv/bin/python bench/upload_memory.py --size-gib 4 --drop-at 0.9
 
 Starts embedded services (or uses DATABASE_URL / CELERY_BROKER_URL), the same gunicorn
 the console runs, a user with an API token and an incident; then `curl -T` streams the
-file while this script samples the RSS of every web process. Prints a table; the peak
-must stay far below the file size because uploads stream to disk.
+file while this script samples the RSS of every web process. Then the same file as a
+resumable (tus) upload whose connection is cut at --drop-at of the file, resumed from the
+offset the server kept (`curl -C`), and checked by sha256. Prints a table; the peak must
+stay far below the file size because uploads stream to disk.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -38,6 +42,51 @@ def make_file(path: Path, size: int) -> None:
             out.write(block)
 
 
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(4 * 1024 * 1024):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def curl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["curl", "--silent", "--show-error", *args], capture_output=True, text=True)
+
+
+def header(response: str, name: str) -> str:
+    """A header's value from ``curl -i``/``-I`` output ("" when absent)."""
+    for line in response.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == name:
+            return value.strip()
+    return ""
+
+
+class PeakRss:
+    """Samples the largest RSS of a process tree every 50 ms while the ``with`` block runs."""
+
+    def __init__(self, tree: psutil.Process) -> None:
+        self.tree = tree
+        self.rss = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            with contextlib.suppress(psutil.Error):
+                self.rss = max(self.rss, *(p.memory_info().rss for p in [self.tree, *self.tree.children(True)]))
+            time.sleep(0.05)
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -62,6 +111,7 @@ def django(env: dict[str, str], code: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-gib", type=float, default=2.0)
+    parser.add_argument("--drop-at", type=float, default=0.9, help="cut the resumable upload at this fraction")
     args = parser.parse_args()
     size = int(args.size_gib * 1024) * 1024 * 1024  # whole MiB: the file is written in 1 MiB blocks
     work = Path(tempfile.mkdtemp(prefix="whodunnet-bench-"))
@@ -111,16 +161,10 @@ def main() -> int:
                     "-m",
                     "gunicorn",
                     "config.wsgi",
+                    "--config",
+                    "config/gunicorn.py",
                     "--bind",
                     f"127.0.0.1:{port}",
-                    "--worker-class",
-                    "gthread",
-                    "--workers",
-                    "2",
-                    "--threads",
-                    "8",
-                    "--timeout",
-                    "120",
                 ],
                 cwd=BACKEND,
                 env=env,
@@ -132,56 +176,73 @@ def main() -> int:
                 time.sleep(3)
                 source = work / "upload.bin"
                 make_file(source, size)
+                sha256 = file_sha256(source)
                 tree = psutil.Process(web.pid)
-                peak = {"rss": 0}
-                done = threading.Event()
+                base = f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/"
+                auth = ["-H", f"Authorization: Token {ids['token']}"]
+                mib = 1024 * 1024
+                rows: list[tuple[str, str]] = [("file size", f"{size / mib:,.0f} MiB")]
 
-                def sample() -> None:
-                    while not done.is_set():
-                        try:
-                            procs = [tree, *tree.children(recursive=True)]
-                            biggest = max(p.memory_info().rss for p in procs)
-                            peak["rss"] = max(peak["rss"], biggest)
-                        except psutil.Error:
-                            pass
-                        time.sleep(0.05)
-
-                sampler = threading.Thread(target=sample, daemon=True)
-                sampler.start()
                 baseline = max(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
-                started = time.monotonic()
-                result = subprocess.run(
-                    [
-                        "curl",
-                        "--fail",
-                        "--silent",
-                        "--show-error",
-                        "-H",
-                        f"Authorization: Token {ids['token']}",
-                        "-H",
-                        "Content-Type: application/octet-stream",
-                        "-T",
-                        str(source),
-                        f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/upload/",
-                    ],
-                    capture_output=True,
-                    text=True,
-                )
-                elapsed = time.monotonic() - started
-                done.set()
-                sampler.join()
+                with PeakRss(tree) as peak:
+                    started = time.monotonic()
+                    result = curl(
+                        *auth, "-H", "Content-Type: application/octet-stream", "-T", str(source), base + "upload/"
+                    )
+                    elapsed = time.monotonic() - started
                 if result.returncode != 0:
                     print(result.stderr, file=sys.stderr)
                     return 1
                 evidence = json.loads(result.stdout)
-                assert evidence["size"] == size, evidence
-                mib = 1024 * 1024
-                print(f"{'file size':<34}{size / mib:>12,.0f} MiB")
-                print(f"{'upload time (curl -T)':<34}{elapsed:>12.1f} s")
-                print(f"{'throughput':<34}{size / mib / elapsed:>12,.0f} MiB/s")
-                print(f"{'web process RSS before':<34}{baseline / mib:>12,.0f} MiB")
-                print(f"{'web process RSS peak (largest)':<34}{peak['rss'] / mib:>12,.0f} MiB")
-                print(f"{'peak / file size':<34}{peak['rss'] / size:>12.3f}")
+                assert evidence["size"] == size and evidence["sha256"] == sha256, evidence
+                rows += [
+                    ("one-shot: upload time (curl -T)", f"{elapsed:.1f} s"),
+                    ("one-shot: throughput", f"{size / mib / elapsed:,.0f} MiB/s"),
+                    ("web process RSS before", f"{baseline / mib:,.0f} MiB"),
+                    ("one-shot: web RSS peak (largest)", f"{peak.rss / mib:,.0f} MiB"),
+                    ("one-shot: peak / file size", f"{peak.rss / size:.3f}"),
+                ]
+
+                tus = [*auth, "-H", "Tus-Resumable: 1.0.0"]
+                patch = ["-X", "PATCH", *tus, "-H", "Content-Type: application/offset+octet-stream"]
+                with PeakRss(tree) as peak:
+                    created = curl("-i", "-X", "POST", *tus, "-H", f"Upload-Length: {size}",
+                                   "-H", "Upload-Metadata: filename dXBsb2FkLmJpbg==", base + "uploads/")  # fmt: skip
+                    location = header(created.stdout, "location")
+                    started = time.monotonic()
+                    first = subprocess.Popen(
+                        ["curl", "--silent", *patch, "-H", "Upload-Offset: 0", "-T", str(source), location]
+                    )
+                    part = next(iter((work / "evidence" / "incoming").glob("*.part")), None)
+                    while part is None or part.stat().st_size < args.drop_at * size:
+                        time.sleep(0.01)
+                        part = part or next(iter((work / "evidence" / "incoming").glob("*.part")), None)
+                    first.send_signal(signal.SIGKILL)  # the connection drops
+                    first.wait()
+                    dropped = time.monotonic() - started
+                    offset = 0
+                    while not offset:  # 423 until the server has seen the drop
+                        offset = int(header(curl("-I", *tus, location).stdout, "upload-offset") or 0)
+                        time.sleep(0.05)
+                    resumed_at = time.monotonic()
+                    rest = curl(
+                        *patch, "-H", f"Upload-Offset: {offset}", "-C", str(offset), "-T", str(source), location
+                    )
+                    assert rest.returncode == 0, rest.stderr
+                    resume_time = time.monotonic() - resumed_at
+                    total = time.monotonic() - started
+                status = json.loads(curl(*tus, location).stdout)
+                final = json.loads(curl(*auth, base + f"{status['evidence']}/").stdout)
+                rows += [
+                    (f"resumable: connection cut at {args.drop_at:.0%}", f"after {dropped:.1f} s"),
+                    ("resumable: bytes kept (whole parts)", f"{offset:,} ({offset / size:.1%})"),
+                    ("resumable: rest sent after the cut", f"{(size - offset) / mib:,.1f} MiB in {resume_time:.1f} s"),
+                    ("resumable: total time", f"{total:.1f} s"),
+                    ("resumable: sha256 matches the file", str(final["sha256"] == sha256 and final["size"] == size)),
+                    ("resumable: web RSS peak (largest)", f"{peak.rss / mib:,.0f} MiB"),
+                ]
+                for name, value in rows:
+                    print(f"{name:<42}{value:>24}")
             finally:
                 os.killpg(web.pid, signal.SIGTERM)
                 web.wait(timeout=20)

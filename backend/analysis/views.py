@@ -9,14 +9,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from django.db.models import Q
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -33,25 +31,22 @@ from analysis.serializers import (
     TimeSequenceSerializer,
 )
 from evidence import services as evidence_services
+from evidence import uploads
+from evidence.http import RawBodyParser, idle_timeout, refusal, request_body
 from evidence.models import Evidence
 from evidence.selectors import get_evidence
 from evidence.serializers import EvidenceUpdateSerializer, UploadErrorSerializer
-from evidence.storage import UploadTooLarge
+from evidence.storage import UploadRefused
 from incidents.selectors import get_incident
 from whodunnet import registry
 
-
-class RawBodyParser(BaseParser):
-    """Declares that uploads are raw bytes; the view streams the body itself.
-
-    DRF still calls ``parse`` when the CSRF check looks at ``request.POST`` for a
-    session-authenticated upload: it must not read the body, so it returns nothing.
-    """
-
-    media_type = "*/*"
-
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
-        return {}
+UPLOAD_RESPONSES = {
+    201: EvidenceSerializer,
+    400: OpenApiResponse(UploadErrorSerializer, description="The body ended before its Content-Length."),
+    411: OpenApiResponse(UploadErrorSerializer, description="A chunked body this server cannot read to its end."),
+    413: OpenApiResponse(UploadErrorSerializer, description="Over the size limit."),
+    507: OpenApiResponse(UploadErrorSerializer, description="Over the team's quota, or the disk is full."),
+}
 
 
 class EvidenceListView(APIView):
@@ -70,11 +65,7 @@ class EvidenceUploadView(APIView):
         operation_id="evidence_upload",
         parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
         request={"application/octet-stream": OpenApiTypes.BINARY},
-        responses={
-            201: EvidenceSerializer,
-            400: UploadErrorSerializer,
-            413: OpenApiResponse(UploadErrorSerializer, description="Over the size limit."),
-        },
+        responses=UPLOAD_RESPONSES,
     )
     def post(self, request: Request, incident_id: int) -> Response:
         return self.receive(request, incident_id, request.query_params.get("filename", ""))
@@ -84,19 +75,18 @@ class EvidenceUploadView(APIView):
         filename = filename.strip()
         if not filename:
             return Response({"detail": "Say the file's name with ?filename=..."}, status=400)
-        raw_length = request.META.get("CONTENT_LENGTH") or ""
-        content_length = int(raw_length) if raw_length.isdigit() else None
-        stream = request._request  # Django's request reads the body stream chunk by chunk.
         try:
-            evidence = evidence_services.receive_upload(
-                user=current_user(request),
-                incident=incident,
-                filename=filename,
-                stream=stream,
-                content_length=content_length,
-            )
-        except UploadTooLarge as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+            body = request_body(request)
+            with idle_timeout(request):
+                evidence = uploads.receive_upload(
+                    user=current_user(request),
+                    incident=incident,
+                    filename=filename,
+                    stream=body.stream,
+                    content_length=body.length,
+                )
+        except UploadRefused as exc:
+            return refusal(exc)
         evidence = selectors.get_card(incident=incident, evidence_id=evidence.pk)
         return Response(EvidenceSerializer(evidence).data, status=status.HTTP_201_CREATED)
 
@@ -104,7 +94,7 @@ class EvidenceUploadView(APIView):
         operation_id="evidence_upload_put",
         parameters=[OpenApiParameter("filename", OpenApiTypes.STR, required=True, description="Display name.")],
         request={"application/octet-stream": OpenApiTypes.BINARY},
-        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+        responses=UPLOAD_RESPONSES,
     )
     def put(self, request: Request, incident_id: int) -> Response:
         return self.post(request, incident_id)
@@ -116,7 +106,7 @@ class EvidenceNamedUploadView(EvidenceUploadView):
     @extend_schema(
         operation_id="evidence_upload_named",
         request={"application/octet-stream": OpenApiTypes.BINARY},
-        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+        responses=UPLOAD_RESPONSES,
     )
     def post(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
         return self.receive(request, incident_id, filename)
@@ -124,7 +114,7 @@ class EvidenceNamedUploadView(EvidenceUploadView):
     @extend_schema(
         operation_id="evidence_upload_named_put",
         request={"application/octet-stream": OpenApiTypes.BINARY},
-        responses={201: EvidenceSerializer, 400: UploadErrorSerializer, 413: UploadErrorSerializer},
+        responses=UPLOAD_RESPONSES,
     )
     def put(self, request: Request, incident_id: int, filename: str) -> Response:  # type: ignore[override]
         return self.receive(request, incident_id, filename)

@@ -10,7 +10,7 @@ from typing import Any
 
 
 def beat_schedule(
-    *, reconcile_seconds: float, bisect_tick_seconds: float, outbox_relay_seconds: float
+    *, reconcile_seconds: float, bisect_tick_seconds: float, reap_uploads_seconds: float, outbox_relay_seconds: float
 ) -> dict[str, dict[str, Any]]:
     return {
         # A task whose send failed after its transaction committed (the broker was down) waits in the outbox;
@@ -37,5 +37,12 @@ def beat_schedule(
         "tick-bisect-schedules": {
             "task": "bisects.tick_schedules",
             "schedule": bisect_tick_seconds,
+        },
+        # Uploads nobody finishes (a resumable upload abandoned, a web worker killed mid-body) would keep
+        # their part files on disk and their bytes reserved against the team's quota forever: remove the
+        # ones idle for longer than WHODUNNET_UPLOAD_STALE_SECONDS, and part files no upload row owns.
+        "reap-stale-uploads": {
+            "task": "evidence.reap_uploads",
+            "schedule": reap_uploads_seconds,
         },
     }

@@ -60,7 +60,7 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
     return value
 
 
-def env_size(name: str, default: int) -> int:
+def env_size(name: str, default: int, *, minimum: int | None = None) -> int:
     """A byte size such as ``10GiB``, ``512M`` or ``1048576``."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -69,7 +69,10 @@ def env_size(name: str, default: int) -> int:
     if not match:
         raise ImproperlyConfigured(f"{name} must be a size like 10GiB or 1048576, not {raw!r}")
     unit = (match.group(2) or "").lower()[:1]
-    return int(match.group(1)) * _UNITS[unit]
+    value = int(match.group(1)) * _UNITS[unit]
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum:,} bytes, not {raw!r}")
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

@@ -114,7 +114,7 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# --- sign-in: lockout after repeated failures (django-axes, docs/decisions/0010) ---------------------------
+# --- sign-in: lockout after repeated failures (django-axes, docs/decisions/0012) ---------------------------
 AUTHENTICATION_BACKENDS = [
     # First: refuses a locked-out (username, address) before the password hash is computed.
     "axes.backends.AxesStandaloneBackend",
@@ -149,7 +149,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # A JSON body past DATA_UPLOAD_MAX_MEMORY_SIZE is a JSON 413, not Django's HTML 400 (config/errors.py).
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
 }
+# Django's own error answers under /api/ are JSON too (urls.py sets handler400/403/404/500).
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 SPECTACULAR_SETTINGS = {
     "TITLE": "Whodunnet API",
     "DESCRIPTION": "Incidents, evidence, findings, the checklist and the timeline.",
@@ -174,6 +178,18 @@ SPECTACULAR_SETTINGS = {
 EVIDENCE_DIR = Path(env_str("WHODUNNET_EVIDENCE_DIR", str(REPO_DIR / ".data" / "evidence")))
 MAX_UPLOAD_BYTES = env_size("WHODUNNET_MAX_UPLOAD_BYTES", 10 * 1024**3)
 UPLOAD_CHUNK_BYTES = 1024 * 1024
+# Uploads keep their bytes in whole parts (decision 0009): a resumable upload cut off mid-request resumes from
+# the last whole part, as an S3 multipart upload would; 5 MiB is S3's smallest part.
+UPLOAD_PART_BYTES = env_size("WHODUNNET_UPLOAD_PART_BYTES", 8 * 1024**2, minimum=5 * 1024**2)
+# An unfinished upload (resumable, or a one-shot body whose web worker died) idle this long is reaped by beat.
+UPLOAD_STALE_SECONDS = env_float("WHODUNNET_UPLOAD_STALE_SECONDS", 24 * 3600.0, minimum=60.0)
+UPLOAD_REAP_SECONDS = env_float("WHODUNNET_UPLOAD_REAP_SECONDS", 600.0, minimum=1.0)
+# A body that sends nothing for this long is taken as cut off (a silently dropped connection would otherwise
+# hold its upload, and a web thread, until TCP gives up hours later).
+UPLOAD_IDLE_SECONDS = env_float("WHODUNNET_UPLOAD_IDLE_SECONDS", 60.0, minimum=1.0)
+# What one team may keep: its evidence plus its unfinished uploads (413 for one file over MAX_UPLOAD_BYTES,
+# 507 for a team over its quota or a full disk).
+TEAM_QUOTA_BYTES = env_size("WHODUNNET_TEAM_QUOTA_BYTES", 1024**4)
 
 # --- background work --------------------------------------------------------
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
@@ -232,5 +248,6 @@ from config.beat import beat_schedule  # noqa: E402
 CELERY_BEAT_SCHEDULE = beat_schedule(
     reconcile_seconds=RECONCILE_INTERVAL_SECONDS,
     bisect_tick_seconds=BISECT_TICK_SECONDS,
+    reap_uploads_seconds=UPLOAD_REAP_SECONDS,
     outbox_relay_seconds=OUTBOX_RELAY_SECONDS,
 )

@@ -14,9 +14,6 @@ from incidents import views as incidents
 
 incident = "api/incidents/<int:incident_id>/"
 
-# Anything that escapes a view or a middleware: JSON for the API, a 503 with Retry-After for an outage.
-handler500 = "config.errors.server_error"
-
 
 def spa(request: HttpRequest) -> HttpResponseBase:
     """The React app: every non-API path gets index.html; the router takes it from there."""
@@ -45,6 +42,13 @@ urlpatterns = [
     path(incident + "evidence/upload/", analysis.EvidenceUploadView.as_view()),
     # `curl -T file URL/` appends the file's name to a URL ending in "/": accept it as the name.
     path(incident + "evidence/upload/<str:filename>", analysis.EvidenceNamedUploadView.as_view()),
+    # Resumable uploads (tus 1.0, decision 0009): POST here starts one, its Location takes HEAD/PATCH/DELETE.
+    path(incident + "evidence/uploads/", evidence.UploadCreateView.as_view()),
+    # An upload's URL has no trailing slash, so `curl -T file URL` does not append the file's name to it.
+    re_path(
+        r"^api/incidents/(?P<incident_id>[0-9]+)/evidence/uploads/(?P<upload_id>[0-9a-f-]{36})/?$",
+        evidence.UploadDetailView.as_view(),
+    ),
     path(incident + "evidence/<int:evidence_id>/", analysis.EvidenceDetailView.as_view()),
     path("api/evidence-kinds/", evidence.EvidenceKindListView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
@@ -67,3 +71,9 @@ urlpatterns = [
     path(incident + "bisect-schedules/<int:schedule_id>/", bisects.ScheduleDetailView.as_view()),
     re_path(r"^(?!api/|admin/|static/).*$", spa),
 ]
+
+# Errors Django answers itself (unknown routes, crashes, a bad Host): JSON under /api/, Django's pages elsewhere.
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

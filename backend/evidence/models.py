@@ -36,3 +36,41 @@ class Evidence(models.Model):
     @property
     def path(self) -> Path:
         return Path(settings.EVIDENCE_DIR) / self.storage_name[:2] / self.storage_name
+
+
+class Upload(models.Model):
+    """An upload in progress: its bytes so far are ``EVIDENCE_DIR/incoming/<id>.part`` (decision 0009).
+
+    A resumable (tus) upload declares its length, is appended to by PATCH requests from ``offset`` and keeps
+    that length reserved against the team's quota until it completes or is reaped. A one-shot upload (the
+    body of one ``POST|PUT …/upload/``) lives for one request; its row is what lets the reaper find its part
+    file when the web worker dies mid-body. When the last byte is in, the file becomes ``evidence``.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="uploads")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    filename = models.CharField(max_length=255)
+    # The declared size; null only for a one-shot body sent chunked (its end is where the body ends).
+    length = models.BigIntegerField(null=True)
+    # Bytes kept: a resumable upload resumes here. Only ever moves to a whole part or the end (decision 0009).
+    offset = models.BigIntegerField(default=0)
+    resumable = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # The last time a byte was kept; the reaper removes unfinished uploads idle for UPLOAD_STALE_SECONDS.
+    updated_at = models.DateTimeField(auto_now=True)
+    evidence = models.OneToOneField(Evidence, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["created_at"]
+
+    @property
+    def part_path(self) -> Path:
+        return Path(settings.EVIDENCE_DIR) / "incoming" / f"{self.id.hex}.part"
+
+    @property
+    def reserved(self) -> int:
+        """Bytes this upload counts against its team's quota until it completes."""
+        if self.evidence_id is not None:
+            return 0
+        return self.length if self.length is not None else self.offset

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+from typing import Any
+
 from django.db.models import QuerySet
 from django.http import Http404
 
-from evidence.models import Evidence
+from evidence.models import Evidence, Upload
 from incidents.models import Incident
 
 
@@ -19,3 +22,11 @@ def get_evidence(*, incident: Incident, evidence_id: int) -> Evidence:
     if evidence is None:
         raise Http404("No such evidence.")
     return evidence
+
+
+def get_upload(*, incident: Incident, user: Any, upload_id: uuid.UUID) -> Upload:
+    """A resumable upload of this incident that this user started (its URL is theirs alone)."""
+    upload = Upload.objects.filter(pk=upload_id, incident=incident, created_by=user, resumable=True).first()
+    if upload is None:
+        raise Http404("No such upload.")
+    return upload

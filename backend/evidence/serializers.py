@@ -87,6 +87,21 @@ class EvidenceLinesSerializer(serializers.Serializer[Any]):
     lines = EvidenceLineSerializer(many=True, help_text="The lines; fewer when the file ends first.")
 
 
+class UploadStatusSerializer(serializers.Serializer[Any]):
+    """A resumable upload as JSON (the tus requests answer in headers; this is for people and the browser)."""
+
+    id = serializers.UUIDField(help_text="The upload's id, the last segment of its URL.")
+    filename = serializers.CharField(help_text="The file's display name, from the Upload-Metadata filename.")
+    length = serializers.IntegerField(help_text="The file's size in bytes, as Upload-Length declared it.")
+    offset = serializers.IntegerField(help_text="Bytes kept so far: the next PATCH sends from here.")
+    expires = serializers.DateTimeField(
+        allow_null=True, help_text="When the upload is removed if nothing more arrives (null once it is evidence)."
+    )
+    evidence = serializers.IntegerField(
+        allow_null=True, help_text="The evidence it became once its last byte was in; null until then."
+    )
+
+
 class DisplaySerializer(serializers.Serializer[Any]):
     unit = serializers.CharField(help_text='The unit a value is shown and typed in ("%", "Gbit/s").')
     factor = serializers.FloatField(help_text="value = shown × factor (0.01 for a percentage of a share).")

@@ -1,4 +1,4 @@
-"""Writes for evidence: receiving an upload, and what a person changes about how a file is read.
+"""Writes for evidence: what a person changes about how a file is read (uploads are ``evidence.uploads``).
 
 Each write says what happened through ``evidence.signals`` (the analysis app, a layer above, queues the run).
 """
@@ -7,93 +7,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from evidence import signals
 from evidence.models import Evidence
-from evidence.storage import Readable, stream_to_storage
-from incidents.models import EventKind, Incident
+from incidents.models import EventKind
 from incidents.services import record_event
-from whodunnet import registry
-from whodunnet.detect import sniff, sniff_gzip_inner
-from whodunnet.errors import MalformedInput
 from whodunnet.kinds.settings import SettingsGroup
 from whodunnet.tuning import Tuning
-
-MAX_FILENAME = 255
-
-
-def detected_kind(*, head: bytes, path: Path) -> str:
-    """The evidence kind shown right after upload; the analysis may refine it.
-
-    A binary format is named by its kind (``pcap`` → capture); a gzip is named by what it holds
-    when that is a binary format, else it stays ``gzip`` until the analysis reads it.
-    """
-    found = sniff(head)
-    if found == "gzip":
-        try:
-            found = sniff_gzip_inner(path)
-        except MalformedInput:
-            return "gzip"
-        binary = registry.kind_of_format(found)
-        return binary.name if binary else "gzip"
-    binary = registry.kind_of_format(found)
-    return binary.name if binary else found
-
-
-def display_name(raw: str) -> str:
-    """The user's file name as display text only: no path, no control characters."""
-    name = raw.replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(ch for ch in name if ch.isprintable()).strip()
-    return (name or "upload")[:MAX_FILENAME]
-
-
-def receive_upload(
-    *,
-    user: User,
-    incident: Incident,
-    filename: str,
-    stream: Readable,
-    content_length: int | None,
-) -> Evidence:
-    """Stream an upload to storage, record it, and queue its analysis once it commits."""
-    stored = stream_to_storage(
-        stream=stream,
-        root=Path(settings.EVIDENCE_DIR),
-        limit=settings.MAX_UPLOAD_BYTES,
-        chunk_size=settings.UPLOAD_CHUNK_BYTES,
-        expected=content_length,
-    )
-    detected = detected_kind(head=stored.head, path=stored.path)
-    try:
-        with transaction.atomic():
-            evidence = Evidence.objects.create(
-                incident=incident,
-                filename=display_name(filename),
-                storage_name=stored.storage_name,
-                size=stored.size,
-                sha256=stored.sha256,
-                kind=detected,
-                detected_kind=detected,
-                uploaded_by=user,
-            )
-            record_event(
-                incident=incident,
-                kind=EventKind.EVIDENCE_UPLOADED,
-                actor=user,
-                summary=f"Uploaded {evidence.filename} ({stored.size:,} bytes, {detected})",
-                data={"evidence": evidence.pk, "sha256": stored.sha256, "kind": detected},
-            )
-            signals.send(signals.needs_reading, evidence=evidence)
-    except BaseException:
-        stored.path.unlink(missing_ok=True)
-        raise
-    return evidence
 
 
 def reanalyse(*, user: User, evidence: Evidence, kind: str) -> Evidence:

@@ -1,22 +1,65 @@
-"""Streaming an upload to disk: hashed and size-checked while it streams, never held in memory."""
+"""Upload bytes on disk, exact or refused: appended in whole parts, hashed as they stream, never held in memory.
+
+Every upload (a one-shot body or a resumable tus upload, decision 0009) writes to ``incoming/<upload id>.part``
+under ``EVIDENCE_DIR``. A request that appends holds an exclusive ``flock`` on that file, so two requests never
+write one upload and the reaper never removes a file that is being written. ``Appender`` copies a request body
+into it from a given offset, hashing (sha256) and counting; it remembers the last *part boundary* it passed (a
+multiple of ``UPLOAD_PART_BYTES``) with the hash state there, which is what a cut-off request keeps: a
+resumable upload resumes from a whole part, as an S3 multipart upload will (issue 15). A completed file is
+fsynced and renamed to its server-made name; only then is the database row written.
+
+The readers at the bottom (``read_lines``) serve requests that look into stored evidence, with memory bounded
+whatever the file holds (a 2 GB line, a gzip bomb).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import gzip
 import hashlib
 import os
-import uuid
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from whodunnet.errors import InputRefused
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits, SmallReads
 
-class UploadTooLarge(Exception):
-    """The upload went past the size limit; what was written is deleted."""
+
+class UploadRefused(Exception):
+    """An upload the server will not (or can no longer) take; ``status`` is the HTTP answer, the text says why."""
+
+    status = 400
 
 
-class EmptyStream(Exception):
-    pass
+class BodyIncomplete(UploadRefused):
+    """The request body ended (or failed) before the bytes it declared had arrived."""
+
+    status = 400
+
+
+class UploadTooLarge(UploadRefused):
+    """The upload went past the size limit (or a resumable upload's declared length)."""
+
+    status = 413
+
+
+class StorageFull(UploadRefused):
+    """The team's quota, or the disk, cannot hold the upload (507 Insufficient Storage)."""
+
+    status = 507
+
+
+class UploadBusy(UploadRefused):
+    """Another request is still writing this upload (423 Locked: retry in a moment)."""
+
+    status = 423
 
 
 class Readable(Protocol):
@@ -24,77 +67,304 @@ class Readable(Protocol):
 
 
 @dataclass(frozen=True)
-class StoredFile:
-    storage_name: str
-    path: Path
-    size: int
-    sha256: str
-    head: bytes
+class Body:
+    """A request body to copy: ``length`` from Content-Length, or None when the server marks its end (chunked)."""
+
+    stream: Readable | BinaryIO
+    length: int | None
 
 
 SNIFF_BYTES = 64 * 1024
+_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
-def stream_to_storage(
-    *, stream: Readable | BinaryIO, root: Path, limit: int, chunk_size: int, expected: int | None = None
-) -> StoredFile:
-    """Copy ``stream`` into ``root`` under a new server-made name, hashing as it goes.
+def _disk_full() -> StorageFull:
+    return StorageFull("The server's evidence disk is full; nothing of this request was kept. Try again later.")
 
-    Stops as soon as more than ``limit`` bytes arrive, or the declared length is over
-    it, so a client cannot fill the disk by lying about Content-Length.
-    """
-    if expected is not None and expected > limit:
-        raise UploadTooLarge(f"The file is {expected:,} bytes; the limit is {limit:,} bytes.")
-    storage_name = uuid.uuid4().hex
-    final = root / storage_name[:2] / storage_name
-    incoming = root / "incoming"
-    incoming.mkdir(parents=True, exist_ok=True)
-    partial = incoming / f"{storage_name}.part"
-    digest = hashlib.sha256()
-    size = 0
-    head = bytearray()
+
+class PartFile:
+    """One upload's bytes on disk, opened and locked for one writer (``with PartFile(path) as part``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> PartFile:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                raise _disk_full() from None
+            raise
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = -1
+            raise UploadBusy(
+                "Another request is still sending this upload; ask for its offset (HEAD) again in a few seconds."
+            ) from None
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = -1
+
+    def size(self) -> int:
+        return os.fstat(self.fd).st_size
+
+    def truncate(self, length: int) -> None:
+        os.ftruncate(self.fd, length)
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
+
+    def head(self) -> bytes:
+        return os.pread(self.fd, SNIFF_BYTES, 0)
+
+    def sha256(self, *, chunk_size: int) -> Any:
+        """Hash the file from its start (an upload resumed in another process lost its streaming hash)."""
+        digest = hashlib.sha256()
+        position = 0
+        while chunk := os.pread(self.fd, chunk_size, position):
+            digest.update(chunk)
+            position += len(chunk)
+        return digest
+
+
+@contextlib.contextmanager
+def _probe(path: Path, *, shared: bool) -> Iterator[bool | None]:
+    """Try to lock a part file without waiting: None when there is no file, False when a request holds it."""
     try:
-        with open(partial, "wb") as out:
-            while True:
-                want = chunk_size if expected is None else min(chunk_size, expected - size)
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        os.close(fd)
+
+
+def is_busy(path: Path) -> bool:
+    """Whether a request holds this part file (is writing it) right now."""
+    with _probe(path, shared=True) as locked:
+        return locked is False
+
+
+def try_remove(path: Path) -> bool:
+    """Delete a part file unless a request holds it; True when it is gone."""
+    with _probe(path, shared=False) as locked:
+        if locked:
+            path.unlink(missing_ok=True)
+        return locked is not False
+
+
+class Appender:
+    """Copies one request body into a locked part file from ``start``, hashing and counting.
+
+    ``pos`` is how far the bytes on disk go; ``boundary``/``boundary_hash`` are the last whole part passed (or
+    ``start``) and the sha256 state of everything before it (None when the hash of the bytes before ``start``
+    is not known in this process). ``end`` is the most the file may hold (an upload's declared length, or the
+    size limit); ``on_part`` is called at each part boundary (quota checks, progress) and may raise.
+    """
+
+    def __init__(
+        self,
+        part: PartFile,
+        *,
+        start: int,
+        end: int,
+        part_bytes: int,
+        chunk_size: int,
+        hasher: Any | None,
+        on_part: Callable[[int], None] = lambda _: None,
+    ) -> None:
+        self.part = part
+        self.start = start
+        self.pos = start
+        self.end = end
+        self.part_bytes = part_bytes
+        self.chunk_size = chunk_size
+        self.hasher = hasher
+        self.boundary = start
+        self.boundary_hash = hasher.copy() if hasher is not None else None
+        self._next = (start // part_bytes + 1) * part_bytes
+        self.on_part = on_part
+
+    def copy(self, body: Body, *, exact_end: bool) -> None:
+        """Append the whole body; raises ``BodyIncomplete`` if it stops short of its declared length.
+
+        ``exact_end``: the body must also end exactly at ``end`` (a one-shot body whose length is the file's).
+        """
+        self.part.truncate(self.start)  # a request killed mid-write may have left bytes past the kept offset
+        os.lseek(self.part.fd, self.start, os.SEEK_SET)
+        while True:
+            want = self.chunk_size
+            if body.length is not None:
+                want = min(want, self.start + body.length - self.pos)
                 if want <= 0:
                     break
-                chunk = stream.read(want)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > limit:
-                    raise UploadTooLarge(f"The upload went past the limit of {limit:,} bytes.")
-                digest.update(chunk)
-                if len(head) < SNIFF_BYTES:
-                    head += chunk[: SNIFF_BYTES - len(head)]
-                out.write(chunk)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(partial, final)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return StoredFile(storage_name=storage_name, path=final, size=size, sha256=digest.hexdigest(), head=bytes(head))
+            try:
+                chunk = body.stream.read(want)
+            except Exception as exc:  # the server's body reader: a reset, a timeout, a broken chunked encoding
+                raise BodyIncomplete(self._short(body, f" ({type(exc).__name__}: {exc})")) from None
+            if not chunk:
+                if body.length is not None:
+                    raise BodyIncomplete(self._short(body, ""))
+                break
+            if self.pos + len(chunk) > self.end:
+                raise UploadTooLarge(f"The upload went past {self.end:,} bytes, more than it may hold.")
+            self._write(chunk)
+            self._feed(chunk)
+        if exact_end and self.pos != self.end:
+            raise BodyIncomplete(f"The body ended after {self.pos:,} of the {self.end:,} bytes declared.")
 
+    def _short(self, body: Body, why: str) -> str:
+        got = self.pos - self.start
+        if body.length is None:
+            return f"The connection ended after {got:,} bytes, before the chunked body's end{why}."
+        return f"The body ended after {got:,} of the {body.length:,} bytes its Content-Length declared{why}."
+
+    def _write(self, chunk: bytes) -> None:
+        view = memoryview(chunk)
+        while view:
+            try:
+                written = os.write(self.part.fd, view)
+            except OSError as exc:
+                if exc.errno in _FULL:
+                    raise _disk_full() from None
+                raise
+            view = view[written:]
+
+    def _feed(self, chunk: bytes) -> None:
+        view = memoryview(chunk)
+        while view:
+            piece = view[: self._next - self.pos]
+            if self.hasher is not None:
+                self.hasher.update(piece)
+            self.pos += len(piece)
+            view = view[len(piece) :]
+            if self.pos == self._next:
+                self.boundary = self.pos
+                self.boundary_hash = self.hasher.copy() if self.hasher is not None else None
+                self._next += self.part_bytes
+                self.on_part(self.pos)
+
+
+class HashStates:
+    """The streaming sha256 of each upload at the offset it reached, kept in this process between requests.
+
+    Python's sha256 state cannot be saved to disk or moved to another process, so a resumed upload whose
+    previous request ran here continues its hash; one that lands on another process (or after a restart) is
+    hashed again from its part file when it completes (measured in decision 0009). Bounded: the oldest go.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self._states: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def take(self, key: str, offset: int) -> Any | None:
+        """The hash of an upload's first ``offset`` bytes, if this process has it (a fresh upload's is empty)."""
+        with self._lock:
+            kept = self._states.pop(key, None)
+        if offset == 0:
+            return hashlib.sha256()
+        if kept is not None and kept[0] == offset:
+            return kept[1]
+        return None
+
+    def keep(self, key: str, offset: int, state: Any | None) -> None:
+        if state is None:
+            return
+        with self._lock:
+            self._states[key] = (offset, state)
+            self._states.move_to_end(key)
+            while len(self._states) > self._size:
+                self._states.popitem(last=False)
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._states.pop(key, None)
+
+
+HASHES = HashStates()
+
+
+def place(part: PartFile, final: Path) -> None:
+    """Make a complete part file durable and move it to its final name (same filesystem: an atomic rename)."""
+    part.sync()
+    final.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(part.path, final)
+    directory = os.open(final.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+# --- reading stored evidence for a request ----------------------------------------------------------------
 
 MAX_LINES = 500
 MAX_LINE_CHARS = 4000
+#: Bytes of one line kept for display (UTF-8 needs up to 4 per character); the rest of a long line is skipped.
+_LINE_KEEP = MAX_LINE_CHARS * 4
+#: How much of a line one read takes: a 2 GB line is walked in pieces of this size, never held.
+_LINE_PIECE = 64 * 1024
 
 
-def read_lines(path: Path, start: int, end: int) -> list[dict[str, Any]]:
+class LinesUnreadable(Exception):
+    """The file cannot be shown as lines (a gzip bomb, corrupt gzip); the text says why."""
+
+
+def read_lines(path: Path, start: int, end: int, *, limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
     """Lines ``start``..``end`` (1-based) of a text file, plain or gzip, as text for display.
 
-    Streams up to the last wanted line; long lines are cut, undecodable bytes replaced.
+    Memory stays bounded whatever the file holds: a line is read in pieces of ``_LINE_PIECE`` and only its
+    first ``_LINE_KEEP`` bytes are kept; a gzip is inflated under the engine's bomb guard (expansion ratio and
+    inflated size). Undecodable bytes are replaced.
     """
+    out: list[dict[str, Any]] = []
     with open(path, "rb") as raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
-    opener: Any = gzip.open if gzipped else open
-    out: list[dict[str, Any]] = []
-    with opener(path, "rb") as stream:
-        for number, raw_line in enumerate(stream, start=1):
-            if number > end:
-                break
-            if number >= start:
-                text = raw_line[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace").rstrip("\r\n")
-                out.append({"number": number, "text": text[:MAX_LINE_CHARS]})
+        raw.seek(0)
+        stream: Any = gzip.GzipFile(fileobj=SmallReads(raw)) if gzipped else raw
+        guard = InflateGuard(limits) if gzipped else None
+        inflated = 0
+        number = 1
+        kept = bytearray()
+        try:
+            while number <= end:
+                piece = stream.readline(_LINE_PIECE)
+                inflated += len(piece)
+                if guard is not None:
+                    guard.check(compressed=raw.tell(), inflated=inflated)
+                if number >= start and len(kept) < _LINE_KEEP:
+                    kept += piece[: _LINE_KEEP - len(kept)]
+                if piece.endswith(b"\n") or not piece:
+                    if number >= start and (piece or kept):
+                        text = kept.decode("utf-8", errors="replace").rstrip("\r\n")
+                        out.append({"number": number, "text": text[:MAX_LINE_CHARS]})
+                    if not piece:
+                        break
+                    kept.clear()
+                    number += 1
+                elif number == end and number >= start and len(kept) >= _LINE_KEEP:
+                    # The last line wanted is already cut: no need to walk to its end.
+                    out.append({"number": number, "text": kept.decode("utf-8", errors="replace")[:MAX_LINE_CHARS]})
+                    break
+        except InputRefused as exc:
+            raise LinesUnreadable(str(exc)) from None
+        except (OSError, EOFError, zlib.error) as exc:
+            if not out:
+                raise LinesUnreadable(f"the gzip data is corrupt or cut short ({exc})") from None
     return out

@@ -102,7 +102,7 @@ class TimelineEvent(models.Model):
     ``created_at`` is set by PostgreSQL to the start of the transaction that writes the event (``now()``, not
     the statement's time, nor the clock of whichever host wrote it): so every event that a transaction still
     open may yet commit is at or after that transaction's start, which is what lets a reader's cursor never
-    skip a late commit (``selectors.timeline_after``, docs/decisions/0009).
+    skip a late commit (``selectors.timeline_after``, docs/decisions/0011).
     """
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")

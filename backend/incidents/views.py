@@ -81,7 +81,7 @@ class TimelineView(APIView):
             ),
         ],
         responses={200: TimelinePageSerializer},
-        description="Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0009).",
+        description="Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0011).",
     )
     def get(self, request: Request, incident_id: int) -> Response:
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from analysis import services
 from analysis.models import AnalysisRun
-from evidence.services import receive_upload
+from evidence.uploads import receive_upload
 from tests.conftest import DATA, client_for
 
 ORACLE = DATA / "loopback-scenarios.pcap.tcp_streams.tsv"

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 
 from analysis import services
 from analysis.models import AnalysisRun
-from evidence.services import receive_upload
+from evidence.uploads import receive_upload
 from tests.conftest import DATA, client_for
 
 
@@ -105,3 +105,62 @@ def test_it_will_not_open_an_incident_for_another_team(outsider: User, team: Any
     )
     assert response.status_code == 400
     assert "team" in response.json()
+
+
+# --- resumable uploads: the team may start its own; an upload's URL answers only the one who started it ------
+
+TUS = {"HTTP_TUS_RESUMABLE": "1.0.0"}
+
+
+def start_upload(client: Any, incident: Any) -> Any:
+    return client.post(
+        f"/api/incidents/{incident.pk}/evidence/uploads/",
+        HTTP_UPLOAD_LENGTH="3",
+        HTTP_UPLOAD_METADATA="filename eC5wY2Fw",
+        **TUS,
+    )
+
+
+def upload_calls(client: Any, location: str) -> list[Any]:
+    """HEAD, GET, PATCH and DELETE on one upload, in that order."""
+    return [
+        client.head(location, **TUS),
+        client.get(location),
+        client.generic(
+            "PATCH", location, b"abc", content_type="application/offset+octet-stream", HTTP_UPLOAD_OFFSET="0", **TUS
+        ),
+        client.delete(location, **TUS),
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["owner", "teammate"])
+def test_it_lets_the_team_start_resumable_uploads_and_use_their_own(who: str, request: Any, incident: Any) -> None:
+    client: Any = client_for(request.getfixturevalue(who))
+    assert client.options(f"/api/incidents/{incident.pk}/evidence/uploads/").status_code == 204
+    created = start_upload(client, incident)
+    assert created.status_code == 201
+    head, get, patch, delete = upload_calls(client, created["Location"])
+    assert (head.status_code, get.status_code, patch.status_code) == (200, 200, 204)
+    assert delete.status_code == 409  # it became evidence with that PATCH
+    assert incident.evidence.get().uploaded_by == request.getfixturevalue(who)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["teammate", "outsider"])
+def test_it_answers_not_found_on_someone_elses_upload(who: str, request: Any, owner: User, incident: Any) -> None:
+    location = start_upload(client_for(owner), incident)["Location"]
+    statuses = [r.status_code for r in upload_calls(client_for(request.getfixturevalue(who)), location)]
+    assert statuses == [404, 404, 404, 404]
+    if who == "outsider":
+        assert start_upload(client_for(request.getfixturevalue(who)), incident).status_code == 404
+    owners: Any = client_for(owner)
+    assert owners.head(location, **TUS)["Upload-Offset"] == "0"
+
+
+@pytest.mark.django_db
+def test_it_refuses_anonymous_resumable_uploads(owner: User, incident: Any) -> None:
+    location = start_upload(client_for(owner), incident)["Location"]
+    anonymous = client_for(None)
+    assert start_upload(anonymous, incident).status_code == 403
+    assert [r.status_code for r in upload_calls(anonymous, location)] == [403, 403, 403, 403]

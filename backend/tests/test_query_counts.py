@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from analysis import services
 from analysis.models import AnalysisRun
-from evidence.services import receive_upload
+from evidence.uploads import receive_upload
 from incidents.services import add_note, open_incident
 from tests.conftest import DATA, client_for
 

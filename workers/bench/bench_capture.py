@@ -1,13 +1,15 @@
-"""Capture engine speed: the full analysis (compiled and pure) vs tshark vs a bare record scan.
+"""Capture engine speed: the full analysis (the compiled kernel) vs tshark, per input form.
 
-    .venv/bin/python workers/bench/bench_capture.py CAPTURE [--gzip] [--cold]
+    .venv/bin/python workers/bench/bench_capture.py CAPTURE [--gzip] [--pcapng] [--cold]
     .venv/bin/python workers/bench/bench_capture.py --make 3000000 /tmp/bulk.pcap   # needs root
 
 ``--make N`` captures about N packets of real kernel traffic: a bulk TCP transfer inside a
 fresh network namespace's loopback (MTU 1500, no offloads), written by tcpdump. Each timed
-step runs in its own process, so its peak RSS is its own. Prints one table. The compiled
-steps run after one warm-up process has filled numba's cache; ``--cold`` also times the first
-analysis of a tiny capture with an empty cache (the compile) and with the warm one.
+step runs in its own process, so its peak RSS is its own. Prints one table. The analysis
+steps run after one warm-up process has filled numba's cache, and exclude the one-off
+process start-up (numba import + cached-kernel load, printed below the table); ``--pcapng``
+also times the same packets as pcapng (``editcap -F pcapng``), ``--gzip`` as gzip, and
+``--cold`` the first analysis of a tiny capture with an empty cache (the compile) and a warm one.
 """
 
 from __future__ import annotations
@@ -30,25 +32,16 @@ from pathlib import Path
 what, path, tiny = sys.argv[1], sys.argv[2], sys.argv[3]
 t0 = time.perf_counter()
 startup = 0.0
-if what in ("engine", "pure"):
+if what == "engine":
     from whodunnet.capture.analyzer import CaptureAnalysis, analyze_capture
     from whodunnet.limits import DEFAULT_LIMITS
-    if what == "engine":  # what a worker pays once: numba's import and loading the cached kernel
-        CaptureAnalysis(compiled=True).run(tiny)
+    warm = CaptureAnalysis()  # what a worker pays once: numba's import and loading the cached kernel
+    warm.run(tiny)
+    warm.connections()
     startup = time.perf_counter() - t0
     t = time.perf_counter()
     ev, findings = analyze_capture(0, Path(path), limits=DEFAULT_LIMITS)
     n = ev.summary["packets"]
-elif what == "scan":
-    t = time.perf_counter()
-    from whodunnet.capture.reader import CaptureReader
-    from whodunnet.capture.source import open_capture
-    class Null:
-        def packet(self, *a): pass
-    o = open_capture(path, max_input_bytes=1 << 40)
-    rd = CaptureReader(o.stream, Null(), max_caplen=1 << 18)
-    rd.read()
-    n = rd.packets
 elif what == "inflate":
     t = time.perf_counter()
     from whodunnet.capture.source import open_capture
@@ -68,8 +61,6 @@ STARTUP: dict[str, float] = {}
 def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[float, int, int]:
     """(seconds, packets, peak RSS KiB) of one step in a fresh process, start-up excluded."""
     environ = {**os.environ, **(env or {})}
-    if what == "pure":
-        environ["WHODUNNET_NUMBA"] = "0"
     out = subprocess.run(
         [sys.executable, "-c", STEP, what, str(path), str(TINY)],
         capture_output=True,
@@ -86,14 +77,14 @@ COLD = r"""
 import sys, time
 t = time.perf_counter()
 from whodunnet.capture import CaptureAnalysis
-a = CaptureAnalysis(compiled=True)
+a = CaptureAnalysis()
 a.run(sys.argv[1])
 print(time.perf_counter() - t)
 """
 
 
 def cold_start(path: Path) -> tuple[float, float]:
-    """Seconds for import + first compiled analysis of a tiny capture: empty cache, then warm."""
+    """Seconds for import + first analysis of a tiny capture: empty numba cache, then warm."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         times = [
@@ -142,47 +133,48 @@ def main() -> None:
     ap.add_argument("capture", type=Path)
     ap.add_argument("--make", type=int, metavar="N", help="first capture about N packets of real traffic")
     ap.add_argument("--gzip", action="store_true", help="also time a gzip of the capture")
-    ap.add_argument("--cold", action="store_true", help="also time the compiled path's cold start")
+    ap.add_argument("--pcapng", action="store_true", help="also time the capture as pcapng (needs editcap)")
+    ap.add_argument("--cold", action="store_true", help="also time the kernel's cold start")
     args = ap.parse_args()
     if args.make:
         make_capture(args.make, args.capture)
     path: Path = args.capture
     size = path.stat().st_size
     rows = []
-    run_step("engine", path)  # warm numba's on-disk cache (a first compile takes ~10 s)
+    run_step("engine", path)  # warm numba's on-disk cache (a first compile takes ~10-30 s)
     eng = run_step("engine", path)
     packets = eng[1]
-    rows.append(("full analysis, compiled (numba)", eng[0], eng[2]))
-    pure = run_step("pure", path)
-    rows.append(("full analysis, pure Python", pure[0], pure[2]))
-    scan = run_step("scan", path)
-    rows.append(("bare record scan (pure reader only)", scan[0], scan[2]))
+    rows.append(("full analysis (compiled kernel)", eng[0], eng[2]))
     if shutil.which("tshark"):
         ts = run_tshark(path)
         rows.append(("tshark -q -z conv,tcp", ts[0], ts[1]))
-    if args.gzip:
-        gz = path.with_suffix(path.suffix + ".gz")
-        with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
-            shutil.copyfileobj(f, g, 1 << 20)
-        rows.append(("full analysis, compiled, gzip input", *_pick(run_step("engine", gz))))
-        rows.append(("inflate only (isal)", *_pick(run_step("inflate", gz))))
-        os.unlink(gz)
+    with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
+        if args.pcapng and shutil.which("editcap"):
+            ng = Path(tmp) / (path.stem + ".pcapng")
+            subprocess.run(["editcap", "-F", "pcapng", str(path), str(ng)], check=True)
+            rows.append(("full analysis, pcapng input", *_pick(run_step("engine", ng))))
+            ng.unlink()
+        if args.gzip:
+            gz = Path(tmp) / (path.name + ".gz")
+            with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
+                shutil.copyfileobj(f, g, 1 << 20)
+            rows.append(("full analysis, gzip input", *_pick(run_step("engine", gz))))
+            rows.append(("inflate only (isal)", *_pick(run_step("inflate", gz))))
     print(f"{path}: {packets:,} packets, {size / 1e6:,.0f} MB\n")
-    print(f"{'step':40} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'x tshark':>9} {'x pure':>7}")
+    print(f"{'step':40} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'x tshark':>9}")
     base = next((r[1] for r in rows if r[0].startswith("tshark")), None)
     for name, secs, rss in rows:
         ratio = f"{base / secs:8.1f}x" if base else "-"
-        vs_pure = f"{pure[0] / secs:6.1f}x"
         rate, mbs = packets / secs / 1e6, size / secs / 1e6
-        print(f"{name:40} {secs:8.2f} {rate:8.2f} {mbs:8.1f} {rss / 1024:12.0f} {ratio:>9} {vs_pure:>7}")
+        print(f"{name:40} {secs:8.2f} {rate:8.2f} {mbs:8.1f} {rss / 1024:12.0f} {ratio:>9}")
     print(
-        f"\nnot timed above: the compiled path's start-up in a fresh process (numba import + cached kernel "
+        f"\nnot timed above: the kernel's start-up in a fresh process (numba import + cached kernel "
         f"load) {STARTUP.get('engine', 0):.2f} s, paid once per worker process"
     )
     if args.cold:
         empty, warm = cold_start(TINY)
-        print(f"\ncompiled path, import + first analysis of a tiny capture: {empty:.2f} s with an empty numba cache,")
-        print(f"{warm:.2f} s with the cache warm (the pure path skips numba below 8 MB)")
+        print(f"\nimport + first analysis of a tiny capture: {empty:.2f} s with an empty numba cache,")
+        print(f"{warm:.2f} s with the cache warm")
 
 
 def _pick(r: tuple[float, int, int]) -> tuple[float, int]:

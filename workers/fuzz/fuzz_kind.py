@@ -18,7 +18,8 @@ Long run (``make fuzz`` runs every kind)::
     .venv/bin/python workers/fuzz/fuzz_kind.py capture .data/fuzz/capture -max_total_time=3600 \\
         -rss_limit_mb=1024 -max_len=65536
 
-Reproduce one crash: ``.venv/bin/python workers/fuzz/fuzz_kind.py capture crash-<hash>``.
+Reproduce one crash: ``.venv/bin/python workers/fuzz/fuzz_kind.py capture crash-<hash>`` (the
+capture kernel runs without the JIT here; ``NUMBA_DISABLE_JIT=0`` in front replays it compiled).
 """
 
 from __future__ import annotations
@@ -28,9 +29,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import atheris  # type: ignore[import-untyped]
+# The capture kernel runs as plain Python here (the same functions, without the JIT), so atheris
+# instruments its branches: it cannot see into compiled code. Set before numba is imported.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
-with atheris.instrument_imports():
+import atheris  # type: ignore[import-untyped]
+import numba  # noqa: F401 - imported before instrumenting: only whodunnet's own modules are
+import numpy  # noqa: F401
+
+with atheris.instrument_imports(include=["whodunnet"]):
+    import whodunnet.capture.scanner  # noqa: F401 - the capture kernel (the analysis imports it lazily)
     from whodunnet import registry
     from whodunnet.detect import sniff
     from whodunnet.kinds.spec import Kind

@@ -22,9 +22,10 @@ from capture_builders import (
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.reader import CHUNK
+from whodunnet.capture.scanner import CHUNK
 from whodunnet.engine import analyze
-from whodunnet.errors import InputTooLarge, MalformedInput
+from whodunnet.errors import InputRefused, InputTooLarge, MalformedInput
+from whodunnet.kinds.text import iter_lines
 from whodunnet.limits import Limits
 
 
@@ -142,6 +143,59 @@ def test_it_stops_a_gzip_that_inflates_past_the_limit_at_the_limit(tmp_path: Pat
     assert ev.summary["compressed"] is True
 
 
+def gzip_of_runs(path: Path, head: bytes, run: bytes, inflated: int) -> None:
+    """``head`` then ``run`` repeated up to ``inflated`` bytes, gzip -9: about 1000:1 for a run of zeros."""
+    block = (run * (1024 * 1024 // len(run) + 1))[: 1024 * 1024]
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(head)
+        for _ in range(inflated // len(block)):
+            f.write(block)
+
+
+def test_it_refuses_a_gzip_bomb_by_its_expansion_ratio_within_the_first_megabytes(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.pcap.gz"
+    gzip_of_runs(path, pcap([]), b"\0", 256 * 1024 * 1024)
+    analysis = CaptureAnalysis()
+    with pytest.raises(InputRefused) as caught:
+        analysis.run(path)
+    assert analysis.decompressed_bytes <= Limits().gzip_ratio_after + 2 * 1024 * 1024
+    assert caught.value.offset is not None and caught.value.offset < os.path.getsize(path) // 8
+
+    (ev,) = analyze([path]).evidence
+    assert ev.kind == "capture" and ev.summary == {}  # no partial result: the backend marks the run failed
+    assert ev.error is not None and ev.error.message.startswith("refused as a gzip bomb")
+    assert "(offset counted in the gzip file)" in ev.error.message
+
+
+def test_it_refuses_a_gzip_past_the_absolute_inflated_size_whatever_its_ratio(tmp_path: Path) -> None:
+    path = tmp_path / "big.pcap.gz"
+    path.write_bytes(gzip.compress(pcap(frames(30_000))))  # 4.5 MB of packets at an ordinary ratio
+    limits = Limits(max_inflated_bytes=2 * 1024 * 1024)
+    (ev,) = analyze([path], limits=limits).evidence
+    assert ev.error is not None and "inflates past 2,097,152 bytes" in ev.error.message and ev.summary == {}
+
+
+def test_it_refuses_a_gzip_bomb_of_text_lines_early(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.sysctl.gz"
+    gzip_of_runs(path, b"", b"net.core.somaxconn = 4096\n", 256 * 1024 * 1024)
+    read = 0
+    with pytest.raises(InputRefused) as caught:
+        for _number, text in iter_lines(path):
+            read += len(text) + 1
+    assert read <= Limits().gzip_ratio_after + 2 * 1024 * 1024
+    assert "gzip bomb" in str(caught.value)
+    (ev,) = analyze([path]).evidence
+    assert ev.summary == {} and ev.error is not None and "gzip bomb" in ev.error.message
+
+
+def test_it_keeps_reading_a_highly_compressible_gzip_below_the_ratio(tmp_path: Path) -> None:
+    data = pcap(frames(2000))
+    path = tmp_path / "ok.pcap.gz"
+    path.write_bytes(gzip.compress(data))
+    (ev,) = analyze([path], limits=Limits(gzip_ratio_after=1024)).evidence
+    assert ev.error is None and ev.summary["packets"] == 2000
+
+
 def test_it_reads_a_gzip_exactly_at_the_limit(tmp_path: Path) -> None:
     data = pcap(frames(5))
     path = tmp_path / "exact.pcap.gz"
@@ -166,6 +220,20 @@ def test_it_reports_a_truncated_gzip_with_the_partial_result(tmp_path: Path) -> 
     assert ev.kind == "capture"
     assert ev.error is not None
     assert 0 < ev.summary["packets"] < 289
+    assert ev.error.offset == len(data) // 2 and ev.error.message.endswith("(offset counted in the gzip file)")
+
+
+def test_it_says_which_bytes_an_offset_in_a_gzip_counts(tmp_path: Path) -> None:
+    data = pcap(frames(10))
+    record = 16 + len(frames(1)[0])
+    cut = 24 + 6 * record  # the 7th record starts here
+    path = tmp_path / "cut.pcap.gz"
+    path.write_bytes(gzip.compress(data[: cut + 30]))
+    (ev,) = analyze([path]).evidence
+    assert ev.error is not None and ev.error.offset == cut
+    assert "middle of a packet" in ev.error.message
+    assert "(offset counted in the decompressed data, reached within the first" in ev.error.message
+    assert ev.summary["packets"] == 6
 
 
 def test_it_reports_gzip_of_text_as_not_a_capture(tmp_path: Path) -> None:

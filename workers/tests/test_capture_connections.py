@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-from dataclasses import asdict
+from collections import Counter
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,10 @@ from capture_builders import ethernet, ipv4, pcap
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.connections import Connection, Direction
-from whodunnet.capture.sketch import Sketch
+from whodunnet.capture.connections import CONN_VIEWED, DERIVED, VIEWED, Connection, Direction
+from whodunnet.capture.constants import SKETCH_WINDOW
+from whodunnet.capture.kernel.sketch import add
+from whodunnet.capture.scanner import CaptureState
 from whodunnet.errors import MalformedInput
 
 ORACLES = sorted(p.name.removesuffix(".tcp_streams.tsv") for p in (CAPTURES / "tshark").glob("*.tcp_streams.tsv"))
@@ -186,22 +189,39 @@ def test_it_is_json_ready_and_grows_with_connections_not_packets() -> None:
         data = asdict(c)
         assert data["c2s"]["packets"] == c.c2s.packets
         assert isinstance(data["syn_times"], tuple)
-    for state in analysis.table.all_connections():
-        for side in state.sides:
-            assert len(side.windows.counts) <= 4096 and len(side.rtt.counts) <= 4096
+    assert analysis.state is not None
+    entries = analysis.state.sketches
+    per_sketch = Counter(entries.sketch[entries.sketch >= 0].tolist())
+    assert per_sketch and max(per_sketch.values()) <= 4096
+
+
+def test_every_row_attribute_comes_from_the_field_table_once() -> None:
+    # A Direction attribute is a Side field shown as it is (view= in fields.py) or derived
+    # from several; never both, never neither.
+    direction = {f.name for f in fields(Direction)}
+    assert set(VIEWED) | set(DERIVED) == direction
+    assert not set(VIEWED) & set(DERIVED)
+    assert set(CONN_VIEWED) <= {f.name for f in fields(Connection)}
+
+
+def sketch_quantiles(values: list[int]) -> tuple[int | None, int | None, int, bool]:
+    """(median, p99, map entries, folded) of one window sketch fed ``values`` by the kernel."""
+    st = CaptureState()
+    st.g.conns = 1
+    for v in values:
+        if (st.g.sketch_used + 2) * 2 > len(st.sketches):
+            st.grow_sketches()
+        add(st.sketches, st.g, st.sides[0], 0, SKETCH_WINDOW, v)
+    median, p99 = (None if q < 0 else q for q in st.sketch_quantiles()[SKETCH_WINDOW].tolist())
+    return median, p99, int(st.g.sketch_used), bool(st.sides[0].folded[SKETCH_WINDOW])
 
 
 def test_the_sketch_is_exact_until_it_folds_and_close_after() -> None:
-    s = Sketch()
-    for v in range(1, 101):
-        s.add(v)
-    assert (s.quantile(0.5), s.quantile(0.99)) == (50, 99)
-    big = Sketch()
-    for v in range(100_000):
-        big.add(v * 37)
-    assert big.folded and len(big.counts) < 2000
-    assert big.quantile(0.5) == pytest.approx(50_000 * 37, rel=0.02)
-    assert Sketch().quantile(0.5) is None
+    assert sketch_quantiles(list(range(1, 101)))[:2] == (50, 99)
+    median, _, entries, folded = sketch_quantiles([v * 37 for v in range(100_000)])
+    assert folded and entries < 2000
+    assert median == pytest.approx(50_000 * 37, rel=0.02)
+    assert sketch_quantiles([])[0] is None
 
 
 def test_zero_windows_are_timed_and_found_in_a_real_capture() -> None:

@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whodunnet.capture.connections import Connection, Direction
-from whodunnet.capture.reader import CaptureReader
-from whodunnet.capture.source import open_capture
-from whodunnet.capture.tcp import HALF, M32, TH_FIN, TH_RST, TH_SYN, WRAP, ConnectionScanner
-from whodunnet.errors import MalformedInput
+from whodunnet.capture.connections import Connection, Direction, client_sides
+from whodunnet.capture.constants import HALF, M32, SEG_RESET, WRAP
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 
@@ -121,44 +118,40 @@ def _scan_segments(
     path: str, wanted: dict[int, Connection], limits: Limits
 ) -> tuple[dict[tuple[int, str], Counter[tuple[int, int]]], dict[tuple[int, str, int, int], int], bool]:
     """Per (connection id, sender role): Counter of (raw seq, length) of the segments seen."""
-    counts: dict[tuple[int, str], Counter[tuple[int, int]]] = {}
-    first_packet: dict[tuple[int, str, int, int], int] = {}
-    role_of: dict[tuple[int, int], str] = {}
+    from whodunnet.capture.scanner import trace
+
+    by_side: dict[tuple[int, int], Counter[tuple[int, int]]] = {}
+    first_packet: dict[tuple[int, int, int, int], int] = {}
     keys = [0]
     partial = [False]
+    names = ("conn", "side", "frame", "seq", "seglen", "kind")
 
-    def on_segment(
-        i: int, d: int, frame: int, _ts: float, seq: int, _ack: int, flags: int, _win: int, payload: int, _ws: int
-    ) -> None:
-        role = role_of.get((i, d))
-        if role is None:
-            base = seq if flags & TH_SYN else (seq - 1) & M32
-            role = "client" if base == wanted[i].c2s.base_seq else "server"
-            role_of[(i, d)] = role
-        length = payload + (1 if flags & (TH_SYN | TH_FIN) else 0)
-        if not length or flags & TH_RST:
-            return
-        c = counts.get((i, role))
-        if c is None:
-            c = counts[(i, role)] = Counter()
-        k = (seq, length)
-        if k not in c:
-            if keys[0] >= MAX_SEGMENT_KEYS:
-                partial[0] = True
-                return
-            keys[0] += 1
-            first_packet[(i, role, seq, length)] = frame
-        c[k] += 1
+    def on_rows(rows: Any) -> None:
+        for i, d, frame, seq, length, kind in zip(*(rows[n].tolist() for n in names), strict=True):
+            if not length or kind == SEG_RESET:
+                continue
+            c = by_side.get((i, d))
+            if c is None:
+                c = by_side[(i, d)] = Counter()
+            k = (seq, length)
+            if k not in c:
+                if keys[0] >= MAX_SEGMENT_KEYS:
+                    partial[0] = True
+                    continue
+                keys[0] += 1
+                first_packet[(i, d, seq, length)] = frame
+            c[k] += 1
 
-    scanner = ConnectionScanner(set(wanted), on_segment)
-    opened = open_capture(path, max_input_bytes=limits.max_input_bytes)
-    try:
-        CaptureReader(opened.stream, scanner, max_caplen=limits.max_caplen).read()
-    except MalformedInput:
-        partial[0] = True
-    finally:
-        opened.close()
-    return counts, first_packet, partial[0]
+    state, error = trace(path, set(wanted), on_rows, limits=limits)
+    n = state.n
+    client = client_sides(state.conns[:n], state.sides[: 2 * n])[0].tolist()
+
+    def role(i: int, d: int) -> str:
+        return "client" if d == client[i] else "server"
+
+    counts = {(i, role(i, d)): c for (i, d), c in by_side.items()}
+    packets = {(i, role(i, d), seq, length): f for (i, d, seq, length), f in first_packet.items()}
+    return counts, packets, partial[0] or error is not None
 
 
 def _window(x: Direction, y: Direction) -> tuple[int, int, int]:

@@ -19,7 +19,7 @@ from typing import Any
 from whodunnet import ENGINE_VERSION, registry, snapshots
 from whodunnet.capture_pairs import compare_captures
 from whodunnet.detect import sniff, sniff_gzip_inner
-from whodunnet.errors import MalformedInput
+from whodunnet.errors import InputRefused, MalformedInput
 from whodunnet.kinds.spec import Combiner, Kind
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
@@ -120,6 +120,9 @@ def _analyze_one(
         return _unknown(path, f"not a recognised evidence file: it looks like {_describe(found, head)}"), []
     try:
         return kind.analyze(index, path, limits=limits, progress=progress, **tuning.arguments(kind))
+    except InputRefused as exc:  # a gzip bomb: what was read of it is no result, only the refusal is
+        error = ErrorInfo(f"{exc.message}; nothing of it was analysed (offset counted in the gzip file)", exc.offset)
+        return EvidenceResult(path=str(path), kind=kind.name, summary={}, error=error), []
     except MalformedInput as exc:  # an analyzer that did not keep its partial result
         return EvidenceResult(
             path=str(path),

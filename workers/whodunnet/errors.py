@@ -30,3 +30,16 @@ class MalformedInput(Exception):
 
 class InputTooLarge(MalformedInput):
     """Input (after decompression) went past the configured size limit."""
+
+
+class InputRefused(Exception):
+    """Input refused as a whole, not read in part: a gzip that inflates like a bomb.
+
+    Not a ``MalformedInput``: an analyzer keeps its partial result for those, while what was read of a
+    bomb says nothing. ``offset`` counts bytes of the compressed file, where inflating stopped.
+    """
+
+    def __init__(self, message: str, *, offset: int | None = None) -> None:
+        super().__init__(f"{message} (stopped {offset:,} bytes into the gzip file)" if offset is not None else message)
+        self.message = message
+        self.offset = offset

@@ -12,7 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from whodunnet.kinds import app_config, capture, counters, kernel_versions, latency, sockets, softnet, strace, sysctl
+from whodunnet.kinds import (
+    app_config,
+    capture,
+    counters,
+    firewall,
+    kernel_versions,
+    latency,
+    sockets,
+    softnet,
+    strace,
+    sysctl,
+)
 from whodunnet.kinds.settings import SettingsGroup
 from whodunnet.kinds.spec import Combiner, Field, FindingSpec, Kind, field_json
 
@@ -22,6 +33,7 @@ KINDS: tuple[Kind, ...] = (
     kernel_versions.KIND,
     counters.KIND,
     softnet.KIND,
+    firewall.KIND,
     sockets.KIND,
     latency.KIND,
     sysctl.KIND,

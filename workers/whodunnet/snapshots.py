@@ -15,10 +15,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whodunnet.model import EvidenceResult
+
+if TYPE_CHECKING:
+    from whodunnet.kinds.text import LineLog
 
 _TS_EPOCH = re.compile(r"^(?:===|#|date:|timestamp:|time:)\s*(?P<v>\d{9,11}(?:\.\d+)?)\s*$", re.IGNORECASE)
 _TS_ISO = re.compile(
@@ -60,6 +64,69 @@ def snapshot_groups(evidence: Sequence[EvidenceResult], kinds: Collection[str]) 
             members = sorted(members, key=lambda i: float(evidence[i].summary["timestamp"]))
         out.append((members, timed))
     return out
+
+
+@dataclass(frozen=True)
+class Diff:
+    """One group of snapshots as it is diffed: its first and last (``before`` is None for a group of one)."""
+
+    before: int | None
+    after: int
+    interval_s: float | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.before}-{self.after}" if self.before is not None else f"{self.after}"
+
+    @property
+    def evidence(self) -> list[int]:
+        return [i for i in (self.before, self.after) if i is not None]
+
+    def when(self, evidence: Sequence[EvidenceResult], alone: str = "since boot (one snapshot)") -> str:
+        """``over 10.0 s (a.txt → b.txt)``; ``alone`` for one snapshot."""
+        if self.before is None:
+            return alone
+        names = f"{evidence[self.before].name} → {evidence[self.after].name}"
+        if self.interval_s is not None:
+            return f"over {self.interval_s:.1f} s ({names})"
+        return f"between {evidence[self.before].name} and {evidence[self.after].name} (interval unknown)"
+
+    def data(self) -> dict[str, Any]:
+        """The keys every diff finding's data starts with."""
+        return {"delta": self.before is not None, "interval_s": self.interval_s, "evidence": self.evidence}
+
+
+def diffs(evidence: Sequence[EvidenceResult], kind: str) -> list[Diff]:
+    """Each group of ``kind``'s snapshots as the pair it is diffed over (``snapshot_groups``)."""
+    out = []
+    for members, _ in snapshot_groups(evidence, (kind,)):
+        if len(members) == 1:
+            out.append(Diff(None, members[0], None))
+            continue
+        t0, t1 = (evidence[i].summary.get("timestamp") for i in (members[0], members[-1]))
+        interval = float(t1) - float(t0) if t0 is not None and t1 is not None else None
+        out.append(Diff(members[0], members[-1], interval))
+    return out
+
+
+class SnapshotTime:
+    """The time a snapshot file says it was taken: its first timestamp line (``timestamp_line``)."""
+
+    def __init__(self, log: LineLog) -> None:
+        self.log = log
+        self.value: float | None = None
+
+    def feed(self, number: int, text: str) -> bool:
+        """Whether ``text`` is a timestamp line (the first one dates the snapshot)."""
+        when = timestamp_line(text)
+        if when is None:
+            return False
+        if self.value is None:
+            if when is UNREADABLE:
+                self.log.bad(number, "unreadable timestamp", text)
+            else:
+                self.value = float(when)
+        return True
 
 
 def snapshot_pairing(evidence: Sequence[EvidenceResult], kinds: Collection[str]) -> list[dict[str, Any]]:

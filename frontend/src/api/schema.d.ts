@@ -432,6 +432,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/evidence/uploads/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Start a resumable upload (tus creation): POST with Upload-Length and Upload-Metadata ``filename``. */
+        post: operations["evidence_uploads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/uploads/{upload_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One resumable upload: HEAD its offset, PATCH bytes onto it, DELETE it; GET says what it became. */
+        get: operations["evidence_uploads_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description One resumable upload: HEAD its offset, PATCH bytes onto it, DELETE it; GET says what it became. */
+        delete: operations["evidence_uploads_terminate"];
+        options?: never;
+        head?: never;
+        /** @description One resumable upload: HEAD its offset, PATCH bytes onto it, DELETE it; GET says what it became. */
+        patch: operations["evidence_uploads_append"];
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/findings/": {
         parameters: {
             query?: never;
@@ -471,7 +507,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0009). */
+        /** @description Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0011). */
         get: operations["incidents_timeline_retrieve"];
         put?: never;
         post?: never;
@@ -2369,6 +2405,27 @@ export interface components {
             /** @description Why the upload was refused. */
             detail: string;
         };
+        /** @description A resumable upload as JSON (the tus requests answer in headers; this is for people and the browser). */
+        UploadStatus: {
+            /**
+             * Format: uuid
+             * @description The upload's id, the last segment of its URL.
+             */
+            id: string;
+            /** @description The file's display name, from the Upload-Metadata filename. */
+            filename: string;
+            /** @description The file's size in bytes, as Upload-Length declared it. */
+            length: number;
+            /** @description Bytes kept so far: the next PATCH sends from here. */
+            offset: number;
+            /**
+             * Format: date-time
+             * @description When the upload is removed if nothing more arrives (null once it is evidence).
+             */
+            expires: string | null;
+            /** @description The evidence it became once its last byte was in; null until then. */
+            evidence: number | null;
+        };
         /**
          * @description * `not_looked_at` - Not looked at
          *     * `cleared` - Cleared
@@ -3136,6 +3193,14 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
         };
     };
     evidence_upload_put: {
@@ -3164,6 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Evidence"];
                 };
             };
+            /** @description The body ended before its Content-Length. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3172,7 +3238,26 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
+            /** @description A chunked body this server cannot read to its end. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the size limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the team's quota, or the disk is full. */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3208,7 +3293,17 @@ export interface operations {
                     "application/json": components["schemas"]["Evidence"];
                 };
             };
+            /** @description The body ended before its Content-Length. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description A chunked body this server cannot read to its end. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3218,6 +3313,15 @@ export interface operations {
             };
             /** @description Over the size limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the team's quota, or the disk is full. */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3251,6 +3355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Evidence"];
                 };
             };
+            /** @description The body ended before its Content-Length. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3259,7 +3364,26 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
+            /** @description A chunked body this server cannot read to its end. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the size limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the team's quota, or the disk is full. */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3293,6 +3417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Evidence"];
                 };
             };
+            /** @description The body ended before its Content-Length. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3426,227 @@ export interface operations {
                     "application/json": components["schemas"]["UploadError"];
                 };
             };
+            /** @description A chunked body this server cannot read to its end. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the size limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the team's quota, or the disk is full. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    evidence_uploads_create: {
+        parameters: {
+            query?: {
+                /** @description Display name. */
+                filename?: string;
+            };
+            header: {
+                "Tus-Resumable": string;
+                "Upload-Length": number;
+                /** @description filename <base64 of the name> (or give ?filename=). */
+                "Upload-Metadata"?: string;
+            };
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created; Location is the upload's URL. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Over the team's quota, or the disk is full. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    evidence_uploads_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadStatus"];
+                };
+            };
+        };
+    };
+    evidence_uploads_terminate: {
+        parameters: {
+            query?: never;
+            header: {
+                "Tus-Resumable": string;
+            };
+            path: {
+                incident_id: number;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    evidence_uploads_append: {
+        parameters: {
+            query?: never;
+            header: {
+                "Tus-Resumable": string;
+                "Upload-Offset": number;
+            };
+            path: {
+                incident_id: number;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/offset+octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Kept; Upload-Offset says where the upload stands now. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Upload-Offset is not where the upload stands. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            /** @description Another request is still writing it. */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadError"];
+                };
+            };
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

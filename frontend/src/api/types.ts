@@ -75,8 +75,8 @@ export type TimelineEvent = TimelinePage['events'][number];
 export type EventKind = TimelineEvent['kind'];
 export type NoteCreate = Body<paths['/api/incidents/{incident_id}/notes/']['post']>;
 
-/** Paths used outside openapi-fetch (the XHR upload, download links); `satisfies` keeps them in the schema. */
-export const UPLOAD_PATH = '/api/incidents/{incident_id}/evidence/upload/' satisfies keyof paths;
+/** Paths used outside openapi-fetch (tus uploads, download links); `satisfies` keeps them in the schema. */
+export const UPLOADS_PATH = '/api/incidents/{incident_id}/evidence/uploads/' satisfies keyof paths;
 export const DOWNLOAD_PATH = '/api/incidents/{incident_id}/evidence/{evidence_id}/download/' satisfies keyof paths;
 
 export type Bisect = Ok<paths['/api/incidents/{incident_id}/bisects/{bisect_id}/']['get']>;

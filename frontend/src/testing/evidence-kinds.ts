@@ -1022,6 +1022,93 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       ]
     },
     {
+      "name": "firewall",
+      "label": "Firewall rule counters",
+      "snapshot": true,
+      "connections": false,
+      "settings": [],
+      "findings": [
+        "firewall.drops"
+      ],
+      "keys": [
+        {
+          "key": "delta",
+          "label": "Difference of two snapshots",
+          "unit": "text"
+        },
+        {
+          "key": "interval_s",
+          "label": "Interval",
+          "unit": "seconds"
+        },
+        {
+          "key": "evidence",
+          "label": "Evidence",
+          "unit": "count"
+        },
+        {
+          "key": "dropped_packets",
+          "label": "Packets dropped or rejected",
+          "unit": "count"
+        },
+        {
+          "key": "dropped_bytes",
+          "label": "Bytes dropped or rejected",
+          "unit": "bytes"
+        },
+        {
+          "key": "table",
+          "label": "Table",
+          "unit": "text"
+        },
+        {
+          "key": "chain",
+          "label": "Chain",
+          "unit": "text"
+        },
+        {
+          "key": "rule",
+          "label": "Rule",
+          "unit": "text"
+        },
+        {
+          "key": "verdict",
+          "label": "Verdict",
+          "unit": "text"
+        },
+        {
+          "key": "packets",
+          "label": "Packets",
+          "unit": "count"
+        },
+        {
+          "key": "bytes",
+          "label": "Bytes",
+          "unit": "bytes"
+        },
+        {
+          "key": "new",
+          "label": "New rule",
+          "unit": "text"
+        },
+        {
+          "key": "decided_packets",
+          "label": "Packets its counted rules decided on",
+          "unit": "count"
+        },
+        {
+          "key": "share",
+          "label": "Share dropped",
+          "unit": "share"
+        },
+        {
+          "key": "resets",
+          "label": "Counters reset",
+          "unit": "text"
+        }
+      ]
+    },
+    {
       "name": "sockets",
       "label": "Socket statistics (ss)",
       "snapshot": false,
@@ -1109,7 +1196,8 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       ],
       "findings": [
         "sockets.summary",
-        "sockets.bbr_candidates"
+        "sockets.bbr_candidates",
+        "sockets.states"
       ],
       "keys": [
         {
@@ -1211,6 +1299,91 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "candidate",
           "label": "Candidate",
           "unit": "text"
+        },
+        {
+          "key": "slowness",
+          "label": "Slower than the others (over time)",
+          "unit": "share"
+        },
+        {
+          "key": "p_value",
+          "label": "Sign test p",
+          "unit": "number"
+        },
+        {
+          "key": "why_not",
+          "label": "Why not a candidate",
+          "unit": "text"
+        },
+        {
+          "key": "median_rate_bps",
+          "label": "Median delivery rate",
+          "unit": "bit/s"
+        },
+        {
+          "key": "flows",
+          "label": "Flows",
+          "unit": "count"
+        },
+        {
+          "key": "flows_seen_once",
+          "label": "Flows seen in one snapshot only",
+          "unit": "count"
+        },
+        {
+          "key": "rwnd_limited_share",
+          "label": "Receive-window-limited (median share of busy time)",
+          "unit": "share"
+        },
+        {
+          "key": "interval_s",
+          "label": "Time between snapshots",
+          "unit": "seconds"
+        },
+        {
+          "key": "tie",
+          "label": "Rates closer than this are a tie",
+          "unit": "share"
+        },
+        {
+          "key": "left_out_small",
+          "label": "Samples left out: small flows",
+          "unit": "count"
+        },
+        {
+          "key": "left_out_app_limited",
+          "label": "Samples left out: application-limited",
+          "unit": "count"
+        },
+        {
+          "key": "limits",
+          "label": "What these snapshots can and cannot tell",
+          "unit": "text"
+        },
+        {
+          "key": "states",
+          "label": "Sockets per state",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait",
+          "label": "TIME-WAIT sockets",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_remote",
+          "label": "TIME-WAIT per remote address and port",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_remote_port",
+          "label": "TIME-WAIT per remote port",
+          "unit": "count"
+        },
+        {
+          "key": "time_wait_by_local_port",
+          "label": "TIME-WAIT per local port",
+          "unit": "count"
         },
         {
           "key": "bottom_share",
@@ -1318,6 +1491,51 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "share",
           "label": "Share",
           "unit": "share"
+        },
+        {
+          "key": "offset_ms",
+          "label": "Delay it adds",
+          "unit": "ms"
+        },
+        {
+          "key": "mode",
+          "label": "Stands out",
+          "unit": "text"
+        },
+        {
+          "key": "baseline_ms",
+          "label": "The service's own latency (p25)",
+          "unit": "ms"
+        },
+        {
+          "key": "spread_ms",
+          "label": "Its spread (p25 \u2212 p5)",
+          "unit": "ms"
+        },
+        {
+          "key": "tail_ratio",
+          "label": "p99 / median",
+          "unit": "number"
+        },
+        {
+          "key": "failed",
+          "label": "Failed requests",
+          "unit": "count"
+        },
+        {
+          "key": "failed_share",
+          "label": "Failed share",
+          "unit": "share"
+        },
+        {
+          "key": "failed_at_ms",
+          "label": "Failed after (median)",
+          "unit": "ms"
+        },
+        {
+          "key": "reason",
+          "label": "Reason",
+          "unit": "text"
         }
       ]
     },
@@ -1951,6 +2169,46 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "keys": []
     },
     {
+      "kind": "firewall.drops",
+      "evidence_kind": "firewall",
+      "view": "",
+      "facts": [
+        "dropped_packets",
+        "dropped_bytes",
+        "interval_s",
+        "delta",
+        "resets"
+      ],
+      "tables": [
+        {
+          "key": "rules",
+          "label": "Dropping rules",
+          "columns": [
+            "table",
+            "chain",
+            "rule",
+            "verdict",
+            "packets",
+            "bytes",
+            "new"
+          ],
+          "by": ""
+        },
+        {
+          "key": "tables",
+          "label": "Per table",
+          "columns": [
+            "table",
+            "decided_packets",
+            "dropped_packets",
+            "share"
+          ],
+          "by": ""
+        }
+      ],
+      "keys": []
+    },
+    {
       "kind": "sockets.summary",
       "evidence_kind": "sockets",
       "view": "",
@@ -1984,8 +2242,15 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "intervals",
+        "interval_s",
         "candidates",
-        "params"
+        "limits",
+        "flows",
+        "flows_seen_once",
+        "params",
+        "tie",
+        "left_out_small",
+        "left_out_app_limited"
       ],
       "tables": [
         {
@@ -1994,15 +2259,37 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "columns": [
             "prefix",
             "intervals",
+            "median_rate_bps",
+            "slowness",
             "bottom_intervals",
             "duty_cycle",
             "flaps",
             "flap_rate",
-            "candidate"
+            "p_value",
+            "flows",
+            "flows_seen_once",
+            "rwnd_limited_share",
+            "candidate",
+            "why_not"
           ],
           "by": ""
         }
       ],
+      "keys": []
+    },
+    {
+      "kind": "sockets.states",
+      "evidence_kind": "sockets",
+      "view": "",
+      "facts": [
+        "snapshots",
+        "states",
+        "time_wait",
+        "time_wait_by_remote",
+        "time_wait_by_remote_port",
+        "time_wait_by_local_port"
+      ],
+      "tables": [],
       "keys": []
     },
     {
@@ -2013,6 +2300,12 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "samples",
         "percentiles_ms",
         "matches",
+        "baseline_ms",
+        "spread_ms",
+        "tail_ratio",
+        "failed",
+        "failed_share",
+        "failed_at_ms",
         "format",
         "column"
       ],
@@ -2023,9 +2316,20 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "columns": [
             "name",
             "meaning",
+            "offset_ms",
             "window_ms",
             "count",
-            "share"
+            "share",
+            "mode"
+          ],
+          "by": ""
+        },
+        {
+          "key": "failures",
+          "label": "Failed requests",
+          "columns": [
+            "reason",
+            "count"
           ],
           "by": ""
         },

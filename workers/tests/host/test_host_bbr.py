@@ -82,8 +82,19 @@ def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
     small = bbr(path, Tuning({"bbr": BbrParams(min_bytes=10_000)}))
     assert small.data["params"]["min_bytes"] == 10_000
     assert small.data["candidates"][0] == "100.64.9.0/24"  # now counted, and slowest of all
+    # Allowed to flap, the flappers are still no candidates: over time they are slower than under half the others.
     tolerant = bbr(path, Tuning({"bbr": BbrParams(max_flap=1.0)}))
-    assert sorted(tolerant.data["candidates"]) == ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"]
+    assert tolerant.data["candidates"] == ["198.51.100.0/24"]
+    rows = {r["prefix"]: r for r in tolerant.data["prefixes"]}
+    assert rows["203.0.113.0/24"]["slowness"] == 0.4444
+    assert rows["203.0.113.0/24"]["why_not"].startswith("slower than 44% of the others over time")
+    # With a bad group wide enough to hold them, chance is what is left: slower than most in 5 of 10 snapshots.
+    wider = bbr(path, Tuning({"bbr": BbrParams(max_flap=1.0, bottom_share=0.6)}))
+    assert wider.data["candidates"] == ["198.51.100.0/24"]
+    assert (
+        "slower than most others in 5 of 10 snapshots: too few to rule out chance (p = 0.62)"
+        in ({r["prefix"]: r for r in wider.data["prefixes"]}["192.0.2.0/24"]["why_not"])
+    )
     wide = bbr(path, Tuning({"bbr": BbrParams(v4_prefix=8)}))
     assert "10.0.0.0/8" in {r["prefix"] for r in wide.data["prefixes"]}
 
@@ -92,13 +103,24 @@ def test_the_cli_takes_the_parameters_and_refuses_nonsense(tmp_path: Path) -> No
     path = seed_003_file(tmp_path)
     cmd = [sys.executable, "-m", "whodunnet.cli", "analyze", str(path)]
     ok = subprocess.run([*cmd, "--bbr-max-flap", "1"], capture_output=True, text=True, check=True)
-    assert "3 prefixes consistently in the bottom 20% by delivery rate" in ok.stdout
+    assert "1 prefix consistently in the bottom 20% by delivery rate over 10 snapshots: 198.51.100.0/24" in ok.stdout
     helped = subprocess.run([*cmd, "--help"], capture_output=True, text=True, check=True)
     assert "share of prefixes counted as bad in each interval (0.2 = 20 %); default 0.2" in " ".join(
         helped.stdout.split()
     )
     bad = subprocess.run([*cmd, "--bbr-bottom-share", "1.5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "bbr.bottom_share must be between 0.01 and 1" in bad.stderr
+
+
+def test_a_prefix_slower_every_time_is_no_candidate_until_there_are_enough_snapshots(tmp_path: Path) -> None:
+    text = seed_003_file(tmp_path).read_text()
+    short = tmp_path / "three.txt"
+    short.write_text("=== ".join(text.split("=== ")[:4]))  # the first three snapshots
+    f = bbr(short)
+    assert f.data["intervals"] == 3 and f.data["candidates"] == [] and f.severity == "info"
+    slow = {r["prefix"]: r for r in f.data["prefixes"]}["198.51.100.0/24"]
+    assert (slow["slowness"], slow["duty_cycle"], slow["p_value"]) == (1.0, 1.0, 0.125)
+    assert "3 snapshots: at least 5 are needed" in f.explanation
 
 
 @pytest.mark.parametrize(

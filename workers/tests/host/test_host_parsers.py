@@ -311,7 +311,10 @@ def test_it_finds_the_3_plus_6_s_signature_in_the_seed_002_table(tmp_path: Path)
     )
     (f,) = analyze([path]).findings
     assert f.kind == "latency.timer_signature" and f.data["matches"] == ["syn_3_plus_6s"]
-    assert f.data["signatures"][4]["share"] == 1.0
+    assert next(s for s in f.data["signatures"] if s["name"] == "syn_3_plus_6s")["share"] == 1.0
+    # Every request is slow: there is no faster sample to measure the delay from, and the words say so.
+    assert f.severity == "medium" and "no faster samples here to compare with" in f.explanation
+    assert f.title == "100% of requests at 9.98 s: two Windows SYN retransmissions (3 s + 6 s)?"
 
 
 def test_it_parses_strace_with_unfinished_resumed_signals_and_exits() -> None:
@@ -362,8 +365,61 @@ def test_it_tracks_dup_and_fd_reuse() -> None:
         ("5.15.0-1052-azure", "5.15.0", "Ubuntu"),
         ("6.1.58+", "6.1.58", "GKE (Container-Optimized OS)"),
         ("web-1 after: 6.6.10-1-aws", "6.6.10", "AWS"),
+        ("before: Linux web-1 6.5.13-1-aws", "6.5.13", "AWS"),  # uname -snr after a role
+        ("Linux vm 6.18.44-fc-v595 x86_64 GNU/Linux", "6.18.44", "unknown"),  # uname -snrmo on the development VM
     ],
 )
 def test_it_parses_kernel_version_strings(line: str, upstream: str, distro: str) -> None:
     v = parse_line(line)
     assert v is not None and v.label == upstream and v.distro == distro
+
+
+def test_it_reads_uname_snr_lines_with_their_host_and_role() -> None:
+    seed = Path(__file__).parents[2] / "whodunnet/kinds/kernel_versions/fuzz_seeds/uname-snr-roles.txt"
+    assert sniff(seed.read_bytes()) == "kernel_versions"
+    (ev,) = analyze([seed]).evidence
+    assert [(v["host"], v["role"], v["upstream"]) for v in ev.summary["versions"]] == [
+        ("vm", "before", "6.18.44"),
+        ("vm", "after", "6.18.44"),
+    ]
+    assert ev.summary["bad_line_count"] == 0
+    line = parse_line("before: Linux host 6.5.13-1-aws")
+    assert line is not None and (line.host, line.role, line.label) == ("host", "before", "6.5.13")
+    assert parse_line("Linux version 6.1.0") is None  # a cut /proc/version line, not a host called "version"
+
+
+JC_STATES = {"ESTABLISHED": "ESTAB", "SYN_RECV": "SYN-RECV", "TIME_WAIT": "TIME-WAIT", "LISTEN": "LISTEN"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jc_centos_7_7_netstat_sudo_aeep",
+        "jc_ubuntu_18_04_netstat",
+        "jc_freebsd12_netstat_an",
+        "jc_freebsd12_netstat_Aa",
+        "jc_generic_netstat_old",
+    ],
+)
+def test_it_reads_netstat_socket_tables_like_jc(name: str) -> None:
+    path = HOST_DATA / f"{name}.out"
+    assert sniff(path.read_bytes()) == "sockets"
+    (ev,) = analyze([path]).evidence
+    assert ev.summary["format"] == "netstat" and ev.summary["bad_line_count"] == 0
+    rows = [r for r in json.loads((HOST_DATA / f"{name}.json").read_text()) if r.get("proto", "").startswith("tcp")]
+    expected: dict[str, int] = {}
+    for r in rows:
+        expected[JC_STATES[r["state"]]] = expected.get(JC_STATES[r["state"]], 0) + 1
+    assert ev.summary["states"]["last"]["states"] == expected
+    peers = sorted(f"{r['foreign_address']}:{r['foreign_port']}" for r in rows if r["state"] == "ESTABLISHED")
+    listed = sorted(s["peer"] for s in ev.summary["socket_list"] if s["state"] == "ESTAB")
+    assert [p.replace("[", "").replace("]", "") for p in listed] == peers
+
+
+def test_it_reads_node_exporters_bare_conntrack_files_like_node_exporter() -> None:
+    folder = HOST_DATA / "node_exporter_proc_sys_net_netfilter"
+    result = analyze([folder / "nf_conntrack_count", folder / "nf_conntrack_max"])
+    assert [e.kind for e in result.evidence] == ["sysctl", "sysctl"]
+    (f,) = [f for f in result.findings if f.kind == "host.conntrack_pressure"]
+    # e2e-output.txt: node_nf_conntrack_entries 123, node_nf_conntrack_entries_limit 65536
+    assert (f.data["count"], f.data["max"]) == (123, 65536) and f.severity == "info"

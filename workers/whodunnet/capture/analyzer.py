@@ -1,40 +1,33 @@
 """The capture analyzer: one pcap/pcapng (plain or gzip) → summary, connection table, findings.
 
-One streaming pass builds the per-connection state (``tcp.TcpTable``); the table rows
-(``connections.Connection``) and the TCP findings (``findings``) are derived from it after
-the pass, also when reading broke part way (the partial table is still analysed).
+One streaming pass of the compiled kernel (``scanner.Scanner``) builds the per-connection
+state; the table rows (``connections.Connection``) and the TCP findings (``findings``) are
+derived from it after the pass, also when reading broke part way (the partial table is still
+analysed). numba is imported on the first analysis, not with this module, so text evidence
+and the web process never load it.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from whodunnet.capture.connections import Connection, build_table
+from whodunnet.capture.fields import Scan
 from whodunnet.capture.findings import tcp_findings
-from whodunnet.capture.reader import CaptureReader, linktype_name
 from whodunnet.capture.source import open_capture
-from whodunnet.capture.tcp import TcpTable
 from whodunnet.errors import MalformedInput
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 from whodunnet.model import ErrorInfo, EvidenceResult, Finding, Ref
 
 if TYPE_CHECKING:
-    from whodunnet.capture.fast import FastReader
+    from whodunnet.capture.scanner import CaptureState
 
 Summary = dict[str, Any]
 
-#: Smaller inputs stay on the pure-Python path: loading the compiled kernel (numba's import
-#: and its on-disk cache, ~0.5 s; a first compile ~10 s) costs more than it saves below this.
-COMPILED_MIN_BYTES = 8 << 20
-
-
-def compiled_available() -> bool:
-    """numba is installed and ``WHODUNNET_NUMBA`` does not switch the compiled path off."""
-    return os.environ.get("WHODUNNET_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
+#: Summary entries read straight from the ``Scan`` row (``view=`` in ``fields.Scan``).
+_SCAN_VIEWED = {c.view: c.name for c in Scan.columns if c.view}
 
 
 class CaptureAnalysis:
@@ -50,21 +43,19 @@ class CaptureAnalysis:
         *,
         limits: Limits = DEFAULT_LIMITS,
         on_progress: Callable[[float], None] | None = None,
-        compiled: bool | None = None,
     ) -> None:
         self.limits = limits
         self.on_progress = on_progress
-        #: Take the numba path (``fast``) for pcap input. None: when numba is there, the path is not
-        #: switched off and the file is at least ``COMPILED_MIN_BYTES`` (or of unknown size).
-        self.compiled = compiled
-        self.table = TcpTable()
-        self.reader: CaptureReader | FastReader | None = None
+        #: The kernel's arrays once ``run`` has started (the connection table's columns).
+        self.state: CaptureState | None = None
         self.compressed = False
         #: Bytes the gzip decompressor produced (or plain bytes read); never past the limit + 1.
         self.decompressed_bytes = 0
 
     def run(self, source: str | Path | BinaryIO) -> Summary:
-        opened = open_capture(source, max_input_bytes=self.limits.max_input_bytes)
+        from whodunnet.capture.scanner import Scanner
+
+        opened = open_capture(source, max_input_bytes=self.limits.max_input_bytes, guard=InflateGuard(self.limits))
         self.compressed = opened.compressed
         on_chunk = None
         if self.on_progress is not None:
@@ -73,20 +64,18 @@ class CaptureAnalysis:
             def on_chunk() -> None:
                 report(opened.fraction())
 
-        max_caplen = self.limits.max_caplen
-        compiled = self.compiled
-        if compiled is None:
-            compiled = compiled_available() and (opened.size == 0 or opened.size >= COMPILED_MIN_BYTES)
-        if compiled:
-            from whodunnet.capture.fast import FastReader
-
-            self.reader = FastReader(opened.stream, self.table, max_caplen=max_caplen, on_chunk=on_chunk)
-        else:
-            self.reader = CaptureReader(opened.stream, self.table, max_caplen=max_caplen, on_chunk=on_chunk)
+        scanner = Scanner(
+            opened.stream,
+            max_caplen=self.limits.max_caplen,
+            size_hint=0 if opened.compressed else opened.size,
+            on_chunk=on_chunk,
+        )
+        self.state = scanner.state
         try:
-            self.reader.read()
+            scanner.run()
         except MalformedInput as exc:
             exc.partial = self.summary()
+            exc.message += opened.where(exc)
             raise
         finally:
             self.decompressed_bytes = opened.decompressed_bytes
@@ -95,28 +84,36 @@ class CaptureAnalysis:
 
     def connections(self) -> tuple[Connection, ...]:
         """The connection table of what has been read so far."""
-        return build_table(self.table)
+        st = self.state
+        if st is None:
+            return ()
+        n = st.n
+        return build_table(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles())
 
     def summary(self) -> Summary:
         """The summary of what has been read so far (what the evidence card shows)."""
-        r = self.reader
-        t = self.table
-        first = r.first_ts if r is not None else None
-        last = r.last_ts if r is not None else None
+        st = self.state
+        if st is None:
+            g = None
+            first = last = None
+        else:
+            g = st.g
+            first, last = (float(g.tmin), float(g.tmax)) if g.tmin <= g.tmax else (None, None)
+        counts = {view: int(g[name]) if g is not None else 0 for view, name in _SCAN_VIEWED.items()}
         return {
-            "format": r.format if r is not None and r.format else "pcap",
+            "format": "pcapng" if st is not None and st.is_pcapng else "pcap",
             "compressed": self.compressed,
-            "link_types": [linktype_name(x) for x in r.link_types] if r is not None else [],
-            "packets": r.packets if r is not None else 0,
-            "bytes": r.bytes if r is not None else 0,
-            "captured_bytes": r.captured_bytes if r is not None else 0,
+            "link_types": st.link_types() if st is not None else [],
+            "packets": counts["packets"],
+            "bytes": counts["bytes"],
+            "captured_bytes": counts["captured_bytes"],
             "first_ts": first,
             "last_ts": last,
             "duration": (last - first) if first is not None and last is not None else 0.0,
-            "tcp_packets": t.tcp_packets,
-            "tcp_connections": t.connection_count,
-            "truncated_packets": r.truncated_packets if r is not None else 0,
-            "ip_fragments": t.ip_fragments,
+            "tcp_packets": counts["tcp_packets"],
+            "tcp_connections": counts["tcp_connections"],
+            "truncated_packets": counts["truncated_packets"],
+            "ip_fragments": counts["ip_fragments"],
         }
 
 
@@ -134,10 +131,7 @@ def analyze_capture(
         summary = analysis.run(path)
     except MalformedInput as exc:
         summary = exc.partial if isinstance(exc.partial, dict) else analysis.summary()
-        message = exc.message
-        if summary.get("compressed") and exc.offset is not None:
-            message += " (offset counted in the decompressed data)"
-        error = ErrorInfo(message=message, offset=exc.offset, line=exc.line)
+        error = ErrorInfo(message=exc.message, offset=exc.offset, line=exc.line)
     conns = analysis.connections()
     findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
     return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings

@@ -1,18 +1,24 @@
 """The connection table: one frozen, JSON-able row per TCP connection.
 
-Rows are built from the reader's ``ConnState`` once the capture has been read. Everything
-is measured *at the capture point*: bytes in flight and RTT samples mean most when the
-capture was taken at the data sender; the handshake's initial RTT is a full round trip
-wherever the capture was taken.
+Rows are built from the kernel's columns (``fields.Conn`` and ``fields.Side`` rows) once the
+capture has been read: a Side field declared with ``view="..."`` becomes that attribute of
+``Direction`` (shown as its ``show`` says), the attributes in ``DERIVED`` are worked out from
+several fields. Everything is measured *at the capture point*: bytes in flight and RTT
+samples mean most when the capture was taken at the data sender; the handshake's initial RTT
+is a full round trip wherever the capture was taken.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
-from whodunnet.capture.tcp import ConnState, SideState, TcpTable
+import numpy as np
+
+from whodunnet.capture.constants import SKETCH_RTT, SKETCH_WINDOW
+from whodunnet.capture.fields import Col, Conn, Show, Side
 
 Role = Literal["client", "server"]
 
@@ -156,143 +162,134 @@ def _endpoint(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
-def _ip(raw: object) -> str:
-    if isinstance(raw, int):
-        return f"{raw >> 24}.{(raw >> 16) & 255}.{(raw >> 8) & 255}.{raw & 255}"
-    if isinstance(raw, bytes):
-        return str(ipaddress.IPv6Address(raw))
-    return str(raw)
+def _none_where(values: Any, missing: Any) -> list[Any]:
+    """``values`` as a list, None where ``missing``."""
+    return [None if m else v for v, m in zip(values.tolist(), missing.tolist(), strict=True)]
 
 
-def _opt(v: float) -> float | None:
-    return None if v < 0 else v
+#: How a field declared with ``view=`` is shown (``fields.Col.show``), a whole column at a time.
+_SHOW: dict[Show, Callable[[Any], list[Any]]] = {
+    "as_is": lambda a: a.tolist(),
+    "time": lambda a: _none_where(a, a < 0),
+    "opt": lambda a: _none_where(a, a < 0),
+    "packet": lambda a: _none_where(a, a == 0),
+    "nonneg": lambda a: np.maximum(a, 0).tolist(),
+}
 
 
-def _direction(s: SideState, end_ts: float) -> Direction:
-    median = s.rtt.quantile(0.5)
-    p99 = s.rtt.quantile(0.99)
-    throughput = None
-    if s.payload and s.last_data_ts > s.first_data_ts >= 0:
-        throughput = s.payload / (s.last_data_ts - s.first_data_ts)
-    zero_total = s.zero_total + (end_ts - s.zero_start if s.zero_start >= 0 else 0.0)
-    handshake = s.syn_count or s.synack_count
-    return Direction(
-        packets=s.pkts,
-        payload_bytes=s.payload,
-        data_packets=s.data_pkts,
-        first_data_time=_opt(s.first_data_ts),
-        last_data_time=_opt(s.last_data_ts),
-        throughput=throughput,
-        isn=s.isn if s.isn >= 0 else None,
-        base_seq=max(s.base, 0),
-        seq_span=s.max_end,
-        retransmissions=s.retrans,
-        retransmitted_bytes=s.retrans_bytes,
-        out_of_order=s.ooo,
-        rto_retransmissions=s.rto,
-        fast_retransmissions=s.retrans - s.rto,
-        rto_wait=s.rto_wait,
-        rto_examples=tuple(s.rto_examples),
-        window_min=s.win_min if s.win_min >= 0 else None,
-        window_median=s.windows.quantile(0.5),
-        window_max=s.win_max if s.win_max >= 0 else None,
-        window_scaled=False,  # set by the caller
-        zero_windows=s.zero_count,
-        zero_window_seconds=zero_total,
-        first_zero_window_packet=s.zero_first_pkt or None,
-        max_in_flight=s.max_inflight,
-        window_checked_packets=s.pinned_checked,
-        window_pinned_packets=s.pinned,
-        rtt_samples=s.rtt.n,
-        rtt_min=_opt(s.rtt_min),
-        rtt_median=None if median is None else median / 1e6,
-        rtt_p99=None if p99 is None else p99 / 1e6,
-        mss=s.mss if s.mss >= 0 else None,
-        window_scale=(s.wscale if s.wscale >= 0 else None) if handshake else None,
-        sack_permitted=s.sack if handshake else None,
-        timestamps=s.tsopt if handshake else None,
-        syn_window=s.syn_win if handshake and s.syn_win >= 0 else None,
-        fin_time=_opt(s.fin_ts),
-        fin_packet=s.fin_pkt or None,
-        rst_time=_opt(s.rst_ts),
-        rst_packet=s.rst_pkt or None,
-        peer_unacked_at_fin=s.peer_unacked_at_fin,
-        data_after_peer_fin_packets=s.data_after_peer_fin_pkts,
-        data_after_peer_fin_bytes=s.data_after_peer_fin_bytes,
-        rst_after_fin_time=_opt(s.rst_after_fin_ts),
-        rst_after_fin_packet=s.rst_after_fin_pkt or None,
-    )
+class SideColumns:
+    """Side fields of the side rows ``rows`` as numpy columns, one entry per Direction to build.
+
+    ``end`` and ``scale_known`` are the connection's (its last packet's time, whether the
+    handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``.
+    """
+
+    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any) -> None:
+        self._sides = sides
+        self.rows = rows
+        self._q = q
+        self.end = end
+        self.scale_known = scale_known
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        col = self._cache.get(name)
+        if col is None:
+            col = self._cache[name] = self._sides[name][self.rows]
+        return col
+
+    def quantile(self, which: int, i: int) -> Any:
+        """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
+        return self._q[self.rows * 2 + which, i]
+
+    @property
+    def handshake(self) -> Any:
+        """The side sent a SYN or SYN-ACK (its handshake options are known)."""
+        return (self["syn_count"] > 0) | (self["synack_count"] > 0)
 
 
-def client_side(c: ConnState) -> tuple[int, bool]:
-    """(side index of the client, whether the handshake told us)."""
-    if c.client >= 0:
-        return c.client, True
-    # Without a SYN or SYN-ACK: the sender of the connection's first packet.
-    a, b = c.sides
-    first0 = a.pkts > 0 and (b.pkts == 0 or a.first_ts <= b.first_ts)
-    return (0 if first0 else 1), False
+def _throughput(s: SideColumns) -> list[float | None]:
+    payload, first, last = s["payload"], s["first_data_ts"], s["last_data_ts"]
+    ok = (payload > 0) & (last > first) & (first >= 0)
+    return _none_where(payload / np.where(ok, last - first, 1.0), ~ok)
 
 
-def build_connection(c: ConnState) -> Connection:
-    """The table row of one connection."""
-    ci, roles_known = client_side(c)
-    si = 1 - ci
-    key = c.key
-    lo_ip, lo_port, hi_ip, hi_port = key
-    ips = ((_ip(lo_ip), lo_port), (_ip(hi_ip), hi_port))
-    cs, ss = c.sides[ci], c.sides[si]
-    c2s = _direction(cs, c.last_ts)
-    s2c = _direction(ss, c.last_ts)
-    scaled = c.scale_known
-    c2s = _replace_scaled(c2s, scaled)
-    s2c = _replace_scaled(s2c, scaled)
-    if scaled:
-        note = (
-            f"window scale {c.scale[ci]} (client) / {c.scale[si]} (server), from the captured handshake"
-            if any(c.scale)
-            else "no window scaling (an endpoint did not offer it in the handshake)"
+def _rto_examples(s: SideColumns) -> list[tuple[tuple[int, float, float], ...]]:
+    out: list[tuple[tuple[int, float, float], ...]] = [()] * len(s.rows)
+    counts = s["n_rto_ex"]
+    for i in np.flatnonzero(counts).tolist():
+        n = int(counts[i])
+        frames, times, idles = (
+            s["rto_frame"][i, :n].tolist(),
+            s["rto_time"][i, :n].tolist(),
+            s["rto_idle"][i, :n].tolist(),
         )
-    else:
-        note = "window scale unknown: the handshake was not captured, windows are raw (unscaled) values"
-    initial_rtt = None
-    if c.hs_ack_ts >= 0 and ss.synack_events:
-        first_synack = ss.synack_events[0][0]
-        syns_before = [e[0] for e in cs.syn_events if e[0] <= first_synack]
-        last_synack = [e[0] for e in ss.synack_events if e[0] <= c.hs_ack_ts]
-        if syns_before and last_synack:
-            initial_rtt = (first_synack - syns_before[-1]) + (c.hs_ack_ts - last_synack[-1])
-    first_fin = _first_of(cs.fin_ts, ss.fin_ts)
-    first_rst = _first_of(cs.rst_ts, ss.rst_ts)
-    return Connection(
-        id=c.index,
-        client_ip=ips[ci][0],
-        client_port=ips[ci][1],
-        server_ip=ips[si][0],
-        server_port=ips[si][1],
-        roles_known=roles_known,
-        first_time=c.first_ts,
-        last_time=c.last_ts,
-        duration=c.last_ts - c.first_ts,
-        first_packet=c.first_pkt,
-        last_packet=c.last_pkt,
-        syn_count=cs.syn_count,
-        syn_times=tuple(SynEvent(t, p, e) for t, e, p in cs.syn_events),
-        synack_count=ss.synack_count,
-        synack_times=tuple(SynEvent(t, p, e) for t, e, p in ss.synack_events),
-        handshake_complete=c.hs_ack_ts >= 0,
-        initial_rtt=initial_rtt,
-        window_scale_known=scaled,
-        window_scale_note=note,
-        ecn_setup_syn=any(e[1] for e in cs.syn_events),
-        ecn_setup_synack=any(e[1] for e in ss.synack_events),
-        first_fin_by=first_fin[1],
-        first_fin_time=first_fin[0],
-        first_rst_by=first_rst[1],
-        first_rst_time=first_rst[0],
-        c2s=c2s,
-        s2c=s2c,
-    )
+        out[i] = tuple(zip(frames, times, idles, strict=True))
+    return out
+
+
+def _seconds(us: Any) -> list[float | None]:
+    return _none_where(us / 1e6, us < 0)
+
+
+#: Direction attributes worked out from several fields, a column at a time.
+DERIVED: dict[str, Callable[[SideColumns], list[Any]]] = {
+    "throughput": _throughput,
+    "fast_retransmissions": lambda s: (s["retrans"] - s["rto"]).tolist(),
+    "rto_examples": _rto_examples,
+    "window_median": lambda s: _none_where(s.quantile(SKETCH_WINDOW, 0), s.quantile(SKETCH_WINDOW, 0) < 0),
+    "window_scaled": lambda s: s.scale_known.tolist(),
+    "zero_window_seconds": lambda s: (
+        s["zero_total"] + np.where(s["zero_start"] >= 0, s.end - s["zero_start"], 0.0)
+    ).tolist(),
+    "rtt_median": lambda s: _seconds(s.quantile(SKETCH_RTT, 0)),
+    "rtt_p99": lambda s: _seconds(s.quantile(SKETCH_RTT, 1)),
+    "window_scale": lambda s: _none_where(s["wscale"], ~s.handshake | (s["wscale"] < 0)),
+    "sack_permitted": lambda s: _none_where(s["sack"], ~s.handshake),
+    "timestamps": lambda s: _none_where(s["tsopt"], ~s.handshake),
+    "syn_window": lambda s: _none_where(s["syn_win"], ~s.handshake | (s["syn_win"] < 0)),
+}
+
+#: Side fields shown as a Direction attribute as they are (``view=`` in ``fields.Side``).
+VIEWED: dict[str, Col] = {c.view: c for c in Side.columns if c.view}
+#: Conn fields shown as a Connection attribute as they are.
+CONN_VIEWED: dict[str, Col] = {c.view: c for c in Conn.columns if c.view}
+
+
+def directions(s: SideColumns) -> list[Direction]:
+    """The Direction of each side row of ``s``."""
+    out: dict[str, list[Any]] = {name: _SHOW[c.show](s[c.name]) for name, c in VIEWED.items()}
+    out.update((name, derive(s)) for name, derive in DERIVED.items())
+    order = [out[f.name] for f in fields(Direction)]
+    return [Direction(*values) for values in zip(*order, strict=True)]
+
+
+def client_sides(conns: Any, sides: Any) -> tuple[Any, Any]:
+    """Per connection: (side of the client, whether the handshake told us), as numpy columns.
+
+    Without a SYN or SYN-ACK, the client is the sender of the connection's first packet.
+    """
+    pkts = sides.pkts.reshape(-1, 2)
+    first = sides.first_ts.reshape(-1, 2)
+    first0 = (pkts[:, 0] > 0) & ((pkts[:, 1] == 0) | (first[:, 0] <= first[:, 1]))
+    known = conns.client >= 0
+    return np.where(known, conns.client, np.where(first0, 0, 1)), known
+
+
+def _ip(hi: int, lo: int, v6: bool) -> str:
+    if v6:
+        return str(ipaddress.IPv6Address((hi << 64) | lo))
+    return f"{lo >> 24}.{(lo >> 16) & 255}.{(lo >> 8) & 255}.{lo & 255}"
+
+
+def _events(s: SideColumns, prefix: str) -> list[tuple[SynEvent, ...]]:
+    """The SYNs (``prefix`` "syn") or SYN-ACKs ("synack") each side row kept."""
+    counts = s[f"n_{prefix}_ev"].tolist()
+    times, ecns, frames = (s[f"{prefix}_{x}"].tolist() for x in ("time", "ecn", "frame"))
+    return [
+        tuple(SynEvent(t[i], f[i], bool(e[i])) for i in range(n))
+        for n, t, e, f in zip(counts, times, ecns, frames, strict=True)
+    ]
 
 
 def _first_of(client_ts: float, server_ts: float) -> tuple[float | None, Role | None]:
@@ -304,10 +301,78 @@ def _first_of(client_ts: float, server_ts: float) -> tuple[float | None, Role | 
     return None, None
 
 
-def _replace_scaled(d: Direction, scaled: bool) -> Direction:
-    return replace(d, window_scaled=scaled)
+def _scale_note(scaled: bool, client_scale: int, server_scale: int) -> str:
+    if not scaled:
+        return "window scale unknown: the handshake was not captured, windows are raw (unscaled) values"
+    if client_scale or server_scale:
+        return f"window scale {client_scale} (client) / {server_scale} (server), from the captured handshake"
+    return "no window scaling (an endpoint did not offer it in the handshake)"
 
 
-def build_table(table: TcpTable) -> tuple[Connection, ...]:
-    """Every connection's row, in id order."""
-    return tuple(build_connection(c) for c in table.all_connections())
+def _initial_rtt(hs_ack_ts: float, syns: tuple[SynEvent, ...], synacks: tuple[SynEvent, ...]) -> float | None:
+    """SYN → SYN-ACK → ACK as two halves, without SYN or SYN-ACK retry delays."""
+    if hs_ack_ts < 0 or not synacks:
+        return None
+    first_synack = synacks[0].time
+    syns_before = [e.time for e in syns if e.time <= first_synack]
+    last_synack = [e.time for e in synacks if e.time <= hs_ack_ts]
+    if not syns_before or not last_synack:
+        return None
+    return (first_synack - syns_before[-1]) + (hs_ack_ts - last_synack[-1])
+
+
+def build_table(conns: Any, sides: Any, quantiles: Any) -> tuple[Connection, ...]:
+    """Every connection's row, in id order, from the kernel's ``Conn`` and ``Side`` rows and the
+    sketch quantiles (``scanner.CaptureState.sketch_quantiles``)."""
+    n = len(conns)
+    if not n:
+        return ()
+    client, known = client_sides(conns, sides)
+    crow = 2 * np.arange(n) + client
+    cs = SideColumns(sides, crow, quantiles, conns.last_ts, conns.scale_known)
+    ss = SideColumns(sides, crow ^ 1, quantiles, conns.last_ts, conns.scale_known)
+    c2s, s2c = directions(cs), directions(ss)
+    syns, synacks = _events(cs, "syn"), _events(ss, "synack")
+    direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
+    k = {name: conns[name].tolist() for name in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
+    first_ts, last_ts, hs_ack = conns.first_ts.tolist(), conns.last_ts.tolist(), conns.hs_ack_ts.tolist()
+    scale = conns.scale.tolist()
+    fins = zip(cs["fin_ts"].tolist(), ss["fin_ts"].tolist(), strict=True)
+    rsts = zip(cs["rst_ts"].tolist(), ss["rst_ts"].tolist(), strict=True)
+    syn_counts, synack_counts = cs["syn_count"].tolist(), ss["synack_count"].tolist()
+    out = []
+    for i, ci, role_known, (cfin, sfin), (crst, srst) in zip(
+        range(n), client.tolist(), known.tolist(), fins, rsts, strict=True
+    ):
+        ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
+        ports = (k["a_port"][i], k["b_port"][i])
+        first_fin, first_rst = _first_of(cfin, sfin), _first_of(crst, srst)
+        scaled = direct["window_scale_known"][i]
+        out.append(
+            Connection(
+                id=i,
+                client_ip=ips[ci],
+                client_port=ports[ci],
+                server_ip=ips[1 - ci],
+                server_port=ports[1 - ci],
+                roles_known=role_known,
+                duration=last_ts[i] - first_ts[i],
+                syn_count=syn_counts[i],
+                syn_times=syns[i],
+                synack_count=synack_counts[i],
+                synack_times=synacks[i],
+                handshake_complete=hs_ack[i] >= 0,
+                initial_rtt=_initial_rtt(hs_ack[i], syns[i], synacks[i]),
+                window_scale_note=_scale_note(scaled, scale[i][ci], scale[i][1 - ci]),
+                ecn_setup_syn=any(e.ecn for e in syns[i]),
+                ecn_setup_synack=any(e.ecn for e in synacks[i]),
+                first_fin_by=first_fin[1],
+                first_fin_time=first_fin[0],
+                first_rst_by=first_rst[1],
+                first_rst_time=first_rst[0],
+                c2s=c2s[i],
+                s2c=s2c[i],
+                **{name: col[i] for name, col in direct.items()},
+            )
+        )
+    return tuple(out)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import io
 import os
 import zlib
+from collections import deque
 from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO, Protocol
 
 from whodunnet.errors import InputTooLarge, MalformedInput
+from whodunnet.limits import InflateGuard
 from whodunnet.magic import GZIP_MAGIC
 
 _zlib_impl: ModuleType
@@ -29,6 +31,16 @@ _ZLIB_ERRORS: tuple[type[Exception], ...] = (zlib.error, _zlib_impl.error)
 
 #: Compressed bytes read from disk at a time.
 RAW_CHUNK = 256 * 1024
+#: Most bytes inflated per read: the decompressor allocates its whole output size up front,
+#: and an allocation above glibc's mmap threshold (128 KiB, raised to the largest block freed)
+#: is fresh pages every time; 1 MiB blocks are soon reused from the heap instead.
+MAX_INFLATE = 1 << 20
+#: How many recent reads remember where they were in the compressed file (for error offsets).
+MARKS = 256
+
+
+class GzipError(MalformedInput):
+    """Broken gzip data; ``offset`` counts bytes of the compressed file."""
 
 
 class ByteSource(Protocol):
@@ -37,17 +49,26 @@ class ByteSource(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
+class BufferSource(ByteSource, Protocol):
+    """A ``ByteSource`` that can also read into a buffer (returns 0 at the end)."""
+
+    def readinto(self, view: memoryview, /) -> int: ...
+
+
 class GzipSource:
     """Streams the inflated content of a (possibly multi-member) gzip stream."""
 
-    def __init__(self, raw: ByteSource) -> None:
+    def __init__(self, raw: ByteSource, guard: InflateGuard | None = None) -> None:
         self._raw = raw
+        self._guard = guard
         self._d = _zlib_impl.decompressobj(wbits=31)
         self._pending = b""
         self._done = False
         self.raw_bytes = 0
         #: Every byte the decompressor produced (the gzip-bomb test checks this).
         self.decompressed_bytes = 0
+        #: (decompressed bytes produced, compressed bytes read) after each recent read.
+        self._marks: deque[tuple[int, int]] = deque(maxlen=MARKS)
 
     def read(self, n: int, /) -> bytes:
         while not self._done:
@@ -62,19 +83,34 @@ class GzipSource:
                 self._pending = rest
             data = self._pending or self._raw_read()
             if not data:
-                raise MalformedInput(
+                raise GzipError(
                     "the gzip data ends before its end marker (the compressed file is cut short)",
                     offset=self.raw_bytes,
                 )
             try:
-                out = d.decompress(data, n)
+                out = d.decompress(data, min(n, MAX_INFLATE))
             except _ZLIB_ERRORS as exc:
-                raise MalformedInput(f"the gzip data is corrupt ({exc})", offset=self.raw_bytes) from None
+                start = self.raw_bytes - len(data)
+                raise GzipError(
+                    f"the gzip data is corrupt ({exc}) within the {len(data):,} compressed bytes from here",
+                    offset=start,
+                ) from None
             self._pending = d.unconsumed_tail
             if out:
                 self.decompressed_bytes += len(out)
+                if self._guard is not None:
+                    self._guard.check(compressed=self.raw_bytes - len(self._pending), inflated=self.decompressed_bytes)
+                self._marks.append((self.decompressed_bytes, self.raw_bytes - len(self._pending)))
                 return bytes(out)
         return b""
+
+    def compressed_position(self, offset: int) -> int | None:
+        """How far into the gzip file the decompressor had read when it produced byte ``offset``
+        of the decompressed data (None when that was too long ago to remember)."""
+        for produced, read in self._marks:
+            if produced > offset:
+                return read
+        return None
 
     def _raw_read(self) -> bytes:
         data = self._raw.read(RAW_CHUNK)
@@ -109,6 +145,27 @@ class LimitedSource:
                 self._too_large()
         return data
 
+    def readinto(self, view: memoryview, /) -> int:
+        """``read`` straight into ``view`` when the inner source can (a plain file: no copy)."""
+        if self._exceeded:
+            self._too_large()
+        want = min(len(view), self.limit + 1 - self.count)
+        readinto = getattr(self._inner, "readinto", None)
+        if readinto is None:
+            data = self._inner.read(want)
+            n = len(data)
+            view[:n] = data
+        else:
+            n = readinto(view[:want]) or 0
+        self.count += n
+        if self.count > self.limit:
+            self._exceeded = True
+            n -= self.count - self.limit
+            self.count = self.limit
+            if not n:
+                self._too_large()
+        return n
+
     def _too_large(self) -> None:
         raise InputTooLarge(
             f"the input is larger than the limit of {self.limit:,} bytes (max_input_bytes); "
@@ -120,7 +177,9 @@ class LimitedSource:
 class OpenedCapture:
     """A capture file opened for streaming: the (decompressed, limited) bytes and where we are."""
 
-    def __init__(self, raw: BinaryIO, *, max_input_bytes: int, owns_raw: bool) -> None:
+    def __init__(
+        self, raw: BinaryIO, *, max_input_bytes: int, owns_raw: bool, guard: InflateGuard | None = None
+    ) -> None:
         self.raw = raw
         self._owns_raw = owns_raw
         self.size = _size_of(raw)
@@ -132,7 +191,7 @@ class OpenedCapture:
         else:
             base = _Prefixed(start, raw)
         self.compressed = start == GZIP_MAGIC
-        self.gzip = GzipSource(base) if self.compressed else None
+        self.gzip = GzipSource(base, guard) if self.compressed else None
         inner: ByteSource = self.gzip if self.gzip is not None else base
         self.stream = LimitedSource(inner, max_input_bytes)
 
@@ -148,16 +207,29 @@ class OpenedCapture:
         done = self.gzip.raw_bytes if self.gzip is not None else self.stream.count
         return min(1.0, done / self.size)
 
+    def where(self, exc: MalformedInput) -> str:
+        """For a compressed file: which bytes the error's offset counts, to add to its message."""
+        if self.gzip is None or exc.offset is None:
+            return ""
+        if isinstance(exc, GzipError):
+            return " (offset counted in the gzip file)"
+        read = self.gzip.compressed_position(exc.offset)
+        if read is None or isinstance(exc, InputTooLarge):
+            return " (offset counted in the decompressed data)"
+        return f" (offset counted in the decompressed data, reached within the first {read:,} bytes of the gzip file)"
+
     def close(self) -> None:
         if self._owns_raw:
             self.raw.close()
 
 
-def open_capture(source: str | Path | BinaryIO, *, max_input_bytes: int) -> OpenedCapture:
-    """Open a path or a binary file object for streaming (gzip is recognised by content)."""
+def open_capture(
+    source: str | Path | BinaryIO, *, max_input_bytes: int, guard: InflateGuard | None = None
+) -> OpenedCapture:
+    """Open a path or a binary file object for streaming (gzip is recognised by content, inflated under ``guard``)."""
     if isinstance(source, (str, Path)):
-        return OpenedCapture(open(source, "rb"), max_input_bytes=max_input_bytes, owns_raw=True)
-    return OpenedCapture(source, max_input_bytes=max_input_bytes, owns_raw=False)
+        return OpenedCapture(open(source, "rb"), max_input_bytes=max_input_bytes, owns_raw=True, guard=guard)
+    return OpenedCapture(source, max_input_bytes=max_input_bytes, owns_raw=False, guard=guard)
 
 
 class _Prefixed:

@@ -1,21 +1,20 @@
 """The time-sequence (Stevens) graph of one connection, by re-scanning its capture.
 
-``time_sequence`` streams the file again and keeps only the chosen connection's segments,
-so memory stays bounded by ``max_points`` whatever the connection's size: past it, every
-other point is dropped and the stride doubles (retransmissions are always kept, up to
-``max_points`` of them). Columns are parallel tuples, ready for uPlot.
+``time_sequence`` streams the file again through the kernel, tracing only the chosen
+connection's segments (as the connection table classified them), so memory stays bounded by
+``max_points`` whatever the connection's size: past it, every other point is dropped and the
+stride doubles (retransmissions are always kept, up to ``max_points`` of them). Columns are
+parallel tuples, ready for uPlot.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from whodunnet.capture.reader import CaptureReader
-from whodunnet.capture.source import open_capture
-from whodunnet.capture.tcp import HALF, M32, TH_ACK, TH_FIN, TH_RST, TH_SYN, WRAP, ConnectionScanner
-from whodunnet.errors import MalformedInput
+from whodunnet.capture.connections import client_sides
+from whodunnet.capture.constants import NO_ACK, SEG_RESET, SEG_RETRANSMISSION
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 
 Sender = Literal["auto", "client", "server"]
@@ -82,67 +81,45 @@ def time_sequence(
     ``sender`` picks the data direction; ``auto`` is the one that sent more payload.
     ``max_points`` bounds each of the segment and the ACK series.
     """
-    # Per side: [base, highest end, isn seen, payload], client side, wscale per side
-    sides: list[list[int]] = [[-1, 0, 0, 0], [-1, 0, 0, 0]]
-    syn_side = [-1]
-    wscale = [-1, -1]
-    handshake = [False, False]
+    from whodunnet.capture.scanner import trace
+
     segs = [_Decimator(max_points), _Decimator(max_points)]
     acks = [_Decimator(max_points), _Decimator(max_points)]
     t0: list[float] = []
+    names = ("side", "ts", "rel_seq", "seglen", "kind", "rel_ack", "win")
 
-    def on_segment(
-        _i: int, d: int, _frame: int, ts: float, seq: int, ack: int, flags: int, win: int, payload: int, ws: int
-    ) -> None:
-        if not t0:
-            t0.append(ts)
-        s = sides[d]
-        p = sides[1 - d]
-        if s[0] == -1:
-            s[0] = seq if flags & TH_SYN else (seq - 1) & M32
-            s[1] = 0 if flags & TH_SYN else 1
-        if flags & TH_SYN:
-            wscale[d] = ws
-            handshake[d] = True
-            if not flags & TH_ACK:
-                syn_side[0] = d
-        rel = _unwrap((seq - s[0]) & M32, s[1])
-        t = ts - t0[0]
-        seglen = payload + (1 if flags & (TH_SYN | TH_FIN) else 0)
-        if seglen and not flags & TH_RST:
-            end = rel + seglen
-            retrans = end <= s[1] and not flags & TH_SYN and not (payload <= 1 and rel == s[1] - 1)
-            segs[d].add((t, rel, seglen, retrans), keep=retrans)
-            if end > s[1]:
-                s[1] = end
-            s[3] += payload
-        if flags & TH_ACK and p[0] != -1 and not flags & TH_RST:
-            a = _unwrap((ack - p[0]) & M32, p[1])
-            acks[d].add((t, a, max(win, 0), False))
+    def on_rows(rows: Any) -> None:
+        if not t0 and len(rows):
+            t0.append(float(rows.ts[0]))
+        for d, ts, rel, seglen, kind, ack, win in zip(*(rows[n].tolist() for n in names), strict=True):
+            t = ts - t0[0]
+            if seglen and kind != SEG_RESET:
+                retrans = kind == SEG_RETRANSMISSION
+                segs[d].add((t, rel, seglen, retrans), keep=retrans)
+            if ack != NO_ACK:
+                acks[d].add((t, ack, max(win, 0), False))
 
-    scanner = ConnectionScanner({connection_id}, on_segment)
-    opened = open_capture(path, max_input_bytes=limits.max_input_bytes)
-    error = None
-    try:
-        CaptureReader(opened.stream, scanner, max_caplen=limits.max_caplen).read()
-    except MalformedInput as exc:
-        error = exc.message
-    finally:
-        opened.close()
-    client = syn_side[0] if syn_side[0] >= 0 else 0
-    by_role = client if sender == "client" else 1 - client
-    d = (0 if sides[0][3] >= sides[1][3] else 1) if sender == "auto" else by_role
-    # Windows are scaled only when both SYN and SYN-ACK offered a scale (RFC 7323).
+    state, error = trace(path, {connection_id}, on_rows, limits=limits)
+    d = 0
+    client = 0
     scale: int | None = None
-    if handshake[0] and handshake[1]:
-        scale = min(wscale[1 - d], 14) if wscale[0] >= 0 and wscale[1] >= 0 else 0
+    base = 0
+    if 0 <= connection_id < state.n:
+        conn = state.conns[connection_id : connection_id + 1]
+        sides = state.sides[2 * connection_id : 2 * connection_id + 2]
+        client = int(client_sides(conn, sides)[0][0])
+        by_role = client if sender == "client" else 1 - client
+        d = (0 if sides.payload[0] >= sides.payload[1] else 1) if sender == "auto" else by_role
+        # Windows are scaled only when both SYN and SYN-ACK offered a scale (RFC 7323).
+        scale = int(conn.scale[0][1 - d]) if conn.scale_known[0] else None
+        base = max(int(sides.seq_base[d]), 0)
     seg_rows = segs[d].rows
     ack_rows = acks[1 - d].rows
     return TimeSequence(
         connection=connection_id,
         sender="client" if d == client else "server",
         t0=t0[0] if t0 else 0.0,
-        base_seq=max(sides[d][0], 0),
+        base_seq=base,
         window_scale=scale,
         seg_time=tuple(r[0] for r in seg_rows),
         seg_seq=tuple(r[1] for r in seg_rows),
@@ -156,10 +133,3 @@ def time_sequence(
         stride=max(segs[d].stride, acks[1 - d].stride),
         error=error,
     )
-
-
-def _unwrap(rel: int, near: int) -> int:
-    diff = (rel - near) & M32
-    if diff >= HALF:
-        diff -= WRAP
-    return near + diff

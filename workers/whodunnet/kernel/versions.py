@@ -19,6 +19,11 @@ from typing import Any
 
 _RELEASE = re.compile(r"^(?P<maj>\d+)\.(?P<min>\d+)(?:\.(?P<patch>\d+))?(?P<rest>[-+.~_\w]*)$")
 _UNAME_A = re.compile(r"^Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<version>#.*)$")
+#: ``uname -snr`` (``Linux web-1 6.5.13-1-aws``), optionally with the machine (``-m``) and OS (``-o``).
+_UNAME_SNR = re.compile(
+    r"^Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)"
+    r"(?:\s+(?:x86_64|aarch64|arm64|armv\w+|i[3-6]86|ppc64le|ppc64|s390x|riscv64|mips\w*)(?:\s+GNU/Linux)?)?$"
+)
 _PROC_VERSION = re.compile(r"^Linux version (?P<release>\d+\.\d+\S*)\s+(?P<version>.*)$")
 _ROLE = re.compile(
     r"^(?:(?P<host>[\w.\-]+)\s*[:]?\s+)?(?P<role>before|after|old|new|good|bad|from|to)\s*[:=]\s*(?P<value>.+)$",
@@ -136,6 +141,9 @@ def parse_line(text: str) -> KernelVersion | None:
         release, uname_version = m.group("release"), m.group("version")
     elif (p := _PROC_VERSION.match(text)) is not None:
         release, uname_version = p.group("release"), p.group("version")
+    elif (snr := _UNAME_SNR.match(text)) is not None and snr.group("host") != "version":
+        host = host or snr.group("host")
+        release = snr.group("release")
     else:
         release = text.split()[0] if text.split() else ""
         if len(text.split()) > 1 and not text.split()[1].startswith("#"):

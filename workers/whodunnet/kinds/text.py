@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from whodunnet.errors import InputTooLarge, MalformedInput
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits, SmallReads
 from whodunnet.magic import GZIP_MAGIC
 from whodunnet.model import ErrorInfo, EvidenceResult
 
@@ -81,18 +81,25 @@ def iter_lines(
         head = raw.read(2)
         raw.seek(0)
         stream: Any = raw
+        guard = None
         if head == GZIP_MAGIC:
-            stream = gzip.GzipFile(fileobj=raw)
+            stream = gzip.GzipFile(fileobj=SmallReads(raw))
+            guard = InflateGuard(limits)
         read = 0
         number = 0
         while True:
             try:
                 chunk = stream.readline(1 << 20)
             except (OSError, EOFError, zlib.error) as exc:
-                raise MalformedInput(f"the gzip stream is corrupt ({exc})", line=number + 1) from None
+                raise MalformedInput(
+                    f"the gzip stream is corrupt or cut short ({exc}) after {raw.tell():,} bytes of the gzip file",
+                    line=number + 1,
+                ) from None
             if not chunk:
                 return
             read += len(chunk)
+            if guard is not None:
+                guard.check(compressed=raw.tell(), inflated=read)
             if read > limits.max_input_bytes:
                 raise InputTooLarge(
                     f"the file is larger than the {limits.max_input_bytes:,}-byte limit", line=number + 1

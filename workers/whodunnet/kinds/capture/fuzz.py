@@ -1,8 +1,8 @@
-"""The capture kind's fuzz entry: arbitrary bytes through the streaming reader and its decoders.
+"""The capture kind's fuzz entry: arbitrary bytes through the capture kernel (formats, decoders, table).
 
 Anything other than a result or ``MalformedInput`` is a bug. A share of inputs is steered past
 the magic checks, so the record and packet decoders get most of the work rather than the
-"not a capture" path.
+"not a capture" path. ``fuzz_kind.py`` runs the kernel without the JIT, so atheris sees its branches.
 """
 
 from __future__ import annotations

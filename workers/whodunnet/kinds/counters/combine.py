@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from whodunnet.kinds.sysctl.parser import get_int, get_ints
+from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
+from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
 from whodunnet.model import EvidenceResult, Finding, Ref
 from whodunnet.snapshots import diff_counts, snapshot_groups
+from whodunnet.stats import percent
 
 KIND = "counters"
 
@@ -326,11 +328,9 @@ def _link_usage(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
     )  # fmt: skip
 
 
-def _sysctl_values(evidence: Sequence[EvidenceResult]) -> tuple[dict[str, str], int | None]:
-    for i, ev in enumerate(evidence):
-        if ev.kind == "sysctl":
-            return dict(ev.summary.get("values", {})), i
-    return {}, None
+def _sysctl_values(evidence: Sequence[EvidenceResult]) -> tuple[dict[str, str], dict[str, Setting]]:
+    found = sysctl_settings(evidence)
+    return {k: s.value for k, s in found.items()}, found
 
 
 def _server_ports(evidence: Sequence[EvidenceResult], values: dict[str, str]) -> tuple[int | None, str]:
@@ -350,7 +350,7 @@ def _server_ports(evidence: Sequence[EvidenceResult], values: dict[str, str]) ->
 
 
 def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding | None:
-    values, sidx = _sysctl_values(evidence)
+    values, where = _sysctl_values(evidence)
     ct: dict[str, int] = {}
     delta_of: Delta | None = None
     for d in ds:
@@ -359,7 +359,7 @@ def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding |
             delta_of = d
     count = ct.get("count", get_int(values, "net.netfilter.nf_conntrack_count") or ct.get("entries"))
     maximum = ct.get("max", get_int(values, "net.netfilter.nf_conntrack_max", "net.nf_conntrack_max"))
-    failures = {k: ct[k] for k in ("insert_failed", "drop", "early_drop") if k in ct}
+    failures = {k: ct[k] for k in ("insert_failed", "drop", "early_drop", "chaintoolong") if k in ct}
     port_range = get_ints(values, "net.ipv4.ip_local_port_range")
     if maximum is None and not any(failures.values()) and count is None:
         return None
@@ -370,9 +370,11 @@ def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding |
     worst = max(usage or 0.0, (tuples / maximum) if tuples and maximum else 0.0)
     parts = []
     if count is not None and maximum:
-        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({usage:.0%})")
-    if failures:
-        parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items()))
+        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({percent(count / maximum)})")
+    if any(failures.values()):
+        parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items() if v))
+    elif failures:
+        parts.append(f"no conntrack insert failures or drops ({', '.join(failures)} all 0)")
     if range_size:
         parts.append(
             f"the ephemeral port range holds {range_size:,} ports"
@@ -380,15 +382,10 @@ def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding |
                + (f", {tuples / maximum:.0%} of the table" if maximum else "") if tuples else "")
         )  # fmt: skip
     refs: list[Ref] = []
-    if sidx is not None:
-        for key in (
-            "net.ipv4.ip_local_port_range",
-            "net.netfilter.nf_conntrack_max",
-            "net.netfilter.nf_conntrack_count",
-        ):
-            ln = evidence[sidx].summary.get("value_lines", {}).get(key)
-            if ln:
-                refs.append(Ref(evidence=sidx, label=key, lines=(ln, ln)))
+    for key in ("net.ipv4.ip_local_port_range", "net.netfilter.nf_conntrack_max", "net.netfilter.nf_conntrack_count"):
+        if (setting := where.get(key)) is not None:
+            ln = setting.line
+            refs.append(Ref(evidence=setting.evidence, label=key, lines=(ln, ln) if ln else None))
     if delta_of is not None:
         refs.extend(delta_of.refs("conntrack", {}))
     return Finding(

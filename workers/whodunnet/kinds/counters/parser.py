@@ -118,6 +118,10 @@ NETSTAT_I_NUMERIC = frozenset({"MTU", "Met", *NETSTAT_I_NAMES})
 PROCDEV_FIELDS = ("bytes", "packets", "errors", "dropped", "fifo_errors", "frame_errors", "compressed", "mcast")
 PROCDEV_TX_FIELDS = ("bytes", "packets", "errors", "dropped", "fifo_errors", "collisions", "carrier", "compressed")
 NF_CONNTRACK_GLOBAL = frozenset({"entries"})
+#: ``/proc/net/stat/nf_conntrack`` columns under the names ``conntrack -S`` gives the same counters (since
+#: 5.x the second column counts clash resolutions, and since 5.15 the eighth counts inserts refused for a
+#: hash chain that was too long; both were ``searched``/``delete_list`` before).
+NF_CONNTRACK_NAMES = {"clashres": "clash_resolve", "chainlength": "chaintoolong", "icmp_error": "error"}
 
 
 @dataclass
@@ -227,13 +231,13 @@ class CounterParser:
             return
         if (m := _CONNTRACK_S.match(stripped)) is not None:
             self._format("conntrack -S")
-            for k, v in (p.split("=") for p in m.group("body").split()):
+            for k, v in re.findall(r"(\w+)=(\d+)", m.group("body")):
                 self.snap.conntrack[k] = self.snap.conntrack.get(k, 0) + int(v)
                 self.snap.conntrack_lines.setdefault(k, n)
             return
-        if stripped.startswith("entries") and "searched" in stripped and "insert_failed" in stripped:
+        if stripped.startswith("entries") and "insert_failed" in stripped:
             self._format("/proc/net/stat/nf_conntrack")
-            self._ct_header = stripped.split()
+            self._ct_header = [NF_CONNTRACK_NAMES.get(c, c) for c in stripped.split()]
             return
         if self._ct_header is not None and re.fullmatch(r"[0-9a-fA-F]+(\s+[0-9a-fA-F]+)+", stripped):
             values = stripped.split()

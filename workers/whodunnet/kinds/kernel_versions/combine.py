@@ -30,7 +30,7 @@ from typing import Any
 from whodunnet.kernel.kb import changes, has_change
 from whodunnet.kernel.versions import version_tuple
 from whodunnet.kernel.window import transfer_seconds, window_for_rcvbuf
-from whodunnet.kinds.sysctl.parser import get_int
+from whodunnet.kinds.sysctl.parser import get_int, values_of
 from whodunnet.model import EvidenceResult, Finding, Ref
 
 #: The reference case (see the module docstring), used where the evidence does not say.
@@ -240,7 +240,7 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
     so_rcvbuf, rcv_source, rcv_ref = rcv
     pairs = kernel_pairs(evidence)
     kernels = list(pairs[0]) if pairs else versions[:4]
-    sysvals: dict[str, str] = next((dict(ev.summary.get("values", {})) for ev in evidence if ev.kind == "sysctl"), {})
+    sysvals = values_of(evidence)
     scale = get_int(sysvals, "net.ipv4.tcp_adv_win_scale")
     rmem_max = get_int(sysvals, "net.core.rmem_max")
     rtt_info = _capture_rtt(evidence) or _config(evidence, "whodunnet.rtt_ms", "whodunnet.rtt.ms")

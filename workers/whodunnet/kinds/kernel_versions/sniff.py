@@ -8,7 +8,8 @@ from whodunnet.kinds.text import first_lines
 
 _KERNEL = re.compile(
     r"^(?:(?:[\w.\-]+\s*:?\s+)?(?:before|after|old|new|good|bad|from|to)\s*[:=]\s*)?"
-    r"(?:Linux\s+\S+\s+\d+\.\d+\S*\s+#.*|Linux version \d+\.\d+\S*.*|\d\.\d{1,2}(?:\.\d+)?[-+.~_\w]*)$",
+    r"(?:Linux\s+\S+\s+\d+\.\d+\S*(?:\s+#.*|\s+\w+(?:\s+GNU/Linux)?)?|Linux version \d+\.\d+\S*.*"
+    r"|\d\.\d{1,2}(?:\.\d+)?[-+.~_\w]*)$",
     re.IGNORECASE,
 )
 

@@ -18,17 +18,29 @@ FIELDS = {
     "meaning": Field("text"),
     "window_ms": Field("ms", "Window"),
     "share": Field("share"),
+    "offset_ms": Field("ms", "Delay it adds"),
+    "mode": Field("text", "Stands out"),
+    "baseline_ms": Field("ms", "The service's own latency (p25)"),
+    "spread_ms": Field("ms", "Its spread (p25 − p5)"),
+    "tail_ratio": Field("number", "p99 / median"),
+    "failed": Field("count", "Failed requests"),
+    "failed_share": Field("share", "Failed share"),
+    "failed_at_ms": Field("ms", "Failed after (median)"),
+    "reason": Field("text"),
 }
 
 FINDINGS = (
     FindingSpec(
         "latency.timer_signature",
-        facts=("samples", "percentiles_ms", "matches", "format", "column"),
+        facts=("samples", "percentiles_ms", "matches", "baseline_ms", "spread_ms", "tail_ratio", "failed",
+               "failed_share", "failed_at_ms", "format", "column"),
         tables=(
-            Table("signatures", "Timer signatures", columns=("name", "meaning", "window_ms", "count", "share")),
+            Table("signatures", "Timer signatures",
+                  columns=("name", "meaning", "offset_ms", "window_ms", "count", "share", "mode")),
+            Table("failures", "Failed requests", columns=("reason", "count")),
             Table("histogram", "Histogram", columns=("lower_ms", "upper_ms", "count")),
             Table("modes", "Modes", columns=("lower_ms", "count")),
         ),
         hidden=("netperf",),
     ),
-)
+)  # fmt: skip

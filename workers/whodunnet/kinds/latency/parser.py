@@ -2,7 +2,11 @@
 
 * CSV (``,``, ``;`` or tab) with a header: the first column whose name says latency
   (``latency``, ``elapsed``, ``duration``, ``response_time``, ``rtt``, ``time_ms`` ...);
-  the unit comes from the name (``_us``/``(us)``, ``_s``/``(s)``, default ms).
+  the unit comes from the name (``_us``/``(us)``, ``_s``/``(s)``, default ms). A request failed
+  when an ``error`` column says so (not empty, ``0``, ``none``, ``false``), a ``success``/``ok``
+  column is false, a ``status``/``http_code`` column is 0 or ≥ 500 (curl's ``000``: no answer), or
+  its latency cell is a word (``timeout``); failed requests go to ``fail`` with their latency when
+  the row has one, never into the distribution.
 * Tables pasted from a report or a wiki (``message time | elapsed time (ms) |``): pipe-separated, same rule.
 * A bare column of numbers (ms).
 * netperf TCP_RR / TCP_CRR (and omni ``-d rr``): the transaction rate (mean latency =
@@ -26,12 +30,24 @@ from whodunnet.kinds.text import HeadFirst, LineLog, LineReader
 
 #: ``(value in ms, line)`` for each sample read.
 Emit = Callable[[float, int], None]
+#: ``(value in ms or None, line, reason)`` for each failed request.
+Fail = Callable[[float | None, int, str], None]
+_ERROR_NAME = re.compile(r"^(errors?|err|err_?msg|error_?message|failure|failed|exception)$", re.I)
+_SUCCESS_NAME = re.compile(r"^(success|succeeded|ok)$", re.I)
+_STATUS_NAME = re.compile(r"^(status|status_?code|http_?code|response_?code|code)$", re.I)
+#: What an error cell says when there was no error.
+NO_ERROR = frozenset({"", "0", "none", "null", "false", "-", "nan", "ok", "no"})
+FALSE = frozenset({"false", "0", "no", "f", "n"})
 #: Non-blank lines looked at to tell netperf output from a table.
 HEAD_LINES = 60
 #: Histogram bins kept from a netperf report (one ``-v 2`` histogram has at most 81).
 MAX_BINS = 10_000
 
-_LATENCY_NAME = re.compile(r"latenc|elapsed|duration|response.?time|resp.?time|rtt|time.?ms|took|ms\b|\(ms\)", re.I)
+_LATENCY_NAME = re.compile(
+    r"latenc|elapsed|duration|response.?time|resp.?time|rtt|time.?ms|took|ms\b|\(ms\)|time.?total|total.?time", re.I
+)
+#: curl's -w timings (``%{time_total}``, ``%{time_connect}`` ...) are in seconds whatever their name says.
+_CURL_TIME = re.compile(r"^time_(total|connect|starttransfer|namelookup|appconnect|pretransfer|redirect)$", re.I)
 _NUM = re.compile(r"^-?\d+(?:\.\d+)?$")
 _HIST_ROW = re.compile(
     r"^(?P<unit>UNIT_USEC|TEN_USEC|HUNDRED_USEC|UNIT_MSEC|TEN_MSEC|HUNDRED_MSEC|UNIT_SEC|TEN_SEC)\s*:(?P<body>[\d:\s]+)$"
@@ -63,6 +79,7 @@ class Latency:
     column: str | None = None
     unit: str = "ms"
     samples: int = 0
+    outcome_columns: list[str] = field(default_factory=list)
     bins: list[dict[str, float]] = field(default_factory=list)
     netperf: dict[str, Any] = field(default_factory=dict)
 
@@ -72,6 +89,7 @@ class Latency:
             "column": self.column,
             "unit": self.unit,
             "samples": self.samples,
+            "outcome_columns": self.outcome_columns,
             "histogram_total": int(sum(b["count"] for b in self.bins)),
             "netperf": self.netperf,
         }
@@ -79,6 +97,8 @@ class Latency:
 
 def unit_scale(name: str) -> tuple[str, float]:
     low = name.lower()
+    if _CURL_TIME.match(low.strip()):
+        return "s", 1000.0
     if re.search(r"(_|\(|\b)(us|usec|µs|micros)", low):
         return "us", 1e-3
     if re.search(r"(_|\(|\b)(ns|nanos)", low):
@@ -93,9 +113,10 @@ def unit_scale(name: str) -> tuple[str, float]:
 class LatencyReader:
     """Latency samples or a netperf report, one line at a time (see the module docstring)."""
 
-    def __init__(self, log: LineLog, emit: Emit) -> None:
+    def __init__(self, log: LineLog, emit: Emit, fail: Fail | None = None) -> None:
         self.log = log
         self.emit = emit
+        self.fail: Fail = fail if fail is not None else (lambda value, line, reason: None)
         self.out = Latency()
         self._head = HeadFirst(HEAD_LINES, self._choose)
 
@@ -109,7 +130,7 @@ class LatencyReader:
         joined = "\n".join(t for _, t in head[:40])
         if "netperf" in joined.lower() or _TEST.search(joined) or any(_HIST_ROW.match(t.strip()) for _, t in head):
             return NetperfReader(self.out, self.log)
-        return TableReader(self.out, self.log, self._value)
+        return TableReader(self.out, self.log, self._value, self.fail)
 
     def _value(self, value: float, line: int) -> None:
         self.out.samples += 1
@@ -128,14 +149,17 @@ def _split(line: str) -> list[str]:
 class TableReader:
     """A header naming the latency column (or none: a bare column of numbers), then one sample per row."""
 
-    def __init__(self, out: Latency, log: LineLog, emit: Emit) -> None:
+    def __init__(self, out: Latency, log: LineLog, emit: Emit, fail: Fail) -> None:
         self.out = out
         self.log = log
         self.emit = emit
+        self.fail = fail
         self.col: int | None = None
         self.scale = 1.0
         self._started = False
         self._dead = False
+        #: The columns that say a request failed: (index, kind), kind one of error/success/status.
+        self._outcome: list[tuple[int, str]] = []
 
     def feed(self, n: int, t: str) -> None:
         if not t.strip() or self._dead:
@@ -148,7 +172,9 @@ class TableReader:
                 self.col = 0
             else:
                 self.out.format = "table" if "|" in t else "csv"
-                idx = next((i for i, h in enumerate(header) if _LATENCY_NAME.search(h)), None)
+                found = [i for i, h in enumerate(header) if _LATENCY_NAME.search(h)]
+                # several timings (curl's connect, first byte, total): the total is the request's latency
+                idx = next((i for i in found if "total" in header[i].lower()), found[0] if found else None)
                 if idx is None:
                     self.log.bad(n, "no latency column in the header (latency, elapsed, duration, ...)", t)
                     self._dead = True
@@ -156,15 +182,39 @@ class TableReader:
                 self.col = idx
                 self.out.column = header[idx]
                 self.out.unit, self.scale = unit_scale(header[idx])
+                for i, h in enumerate(header):
+                    for kind, pattern in (("error", _ERROR_NAME), ("success", _SUCCESS_NAME), ("status", _STATUS_NAME)):
+                        if i != idx and pattern.match(h.strip()):
+                            self._outcome.append((i, kind))
+                self.out.outcome_columns = [header[i] for i, _ in self._outcome]
                 return
         col = self.col if self.col is not None else 0
         cells = _split(t)
         if set(t.strip()) <= set("-|+: "):
             return  # a markdown separator row
-        if col >= len(cells) or not _NUM.match(cells[col].replace(",", "")):
+        cell = cells[col].replace(",", "") if col < len(cells) else ""
+        value = float(cell) * self.scale if _NUM.match(cell) else None
+        reason = self._failure(cells)
+        if reason is None and value is None and re.fullmatch(r"[A-Za-z][A-Za-z _-]*", cell):
+            reason = cell  # "timeout" where the latency would be
+        if reason is not None:
+            self.fail(value, n, reason)
+        elif value is None:
             self.log.bad(n, f"no number in column {col + 1}", t)
-            return
-        self.emit(float(cells[col].replace(",", "")) * self.scale, n)
+        else:
+            self.emit(value, n)
+
+    def _failure(self, cells: list[str]) -> str | None:
+        """Why this row's request failed, or None."""
+        for i, kind in self._outcome:
+            cell = cells[i].strip() if i < len(cells) else ""
+            if kind == "error" and cell.lower() not in NO_ERROR:
+                return cell[:80]
+            if kind == "success" and cell.lower() in FALSE:
+                return f"{self.out.outcome_columns[self._outcome.index((i, kind))]} {cell}"
+            if kind == "status" and cell.isdigit() and (int(cell) == 0 or int(cell) >= 500):
+                return f"status {cell}"
+        return None
 
 
 class NetperfReader:

@@ -9,7 +9,9 @@ from whodunnet.kinds.text import first_lines
 _NETPERF = re.compile(
     r"(^netperf |^\$ netperf |REQUEST/RESPONSE TEST|Connect/Request/Response|^MIGRATED TCP|Histogram of request/response)"  # noqa: E501
 )
-_LAT_HEADER = re.compile(r"latenc|elapsed|duration|response.?time|resp.?time|(^|[,;|\t ])rtt|time.?\(?ms", re.I)
+_LAT_HEADER = re.compile(
+    r"latenc|elapsed|duration|response.?time|resp.?time|(^|[,;|\t ])rtt|time.?\(?ms|time.?total|total.?time", re.I
+)
 
 
 def is_latency(text: str) -> bool:

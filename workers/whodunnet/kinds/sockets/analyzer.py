@@ -1,16 +1,13 @@
-"""The sockets analyzer: ``sockets.summary`` and ``sockets.bbr_candidates``.
+"""The sockets analyzer: ``sockets.summary``, ``sockets.states`` and ``sockets.bbr_candidates``.
 
 ``sockets.summary`` groups sockets by remote prefix (/24 for IPv4, /56 for IPv6) and
 gives percentiles of rtt, delivery rate and cwnd, with retransmits and the
 congestion controls in use (from each socket's last sample).
 
-``sockets.bbr_candidates`` finds the prefixes that would gain from BBR: in every snapshot (an interval),
-rank the prefixes by their median delivery rate over flows that moved at least
-``min_bytes`` (100 KB: BBR does not help small responses); the bottom
-``bottom_share`` (20 %) are "bad" in that interval. Over all intervals, a prefix's
-duty cycle is the share of its intervals spent in the bottom group and its flap rate
-the number of changes in or out divided by its intervals minus one. Prefixes with
-duty ≥ ``min_duty`` and flap ≤ ``max_flap`` are consistently bad: BBR candidates.
+``sockets.bbr_candidates`` (``bbr.py``) finds the prefixes consistently slower than the others by
+delivery rate over the snapshots: seed 003's duty cycle and flap rate, decided from pairwise
+comparisons within each snapshot over time rather than one rank per snapshot. ``sockets.states``
+(``states.py``) counts sockets per state and the TIME-WAIT ones per remote port.
 
 The file is streamed (``whodunnet.kinds.text``): the analyzer keeps the latest sample of each
 socket and, per snapshot and prefix, the delivery rates of the flows that count, never the file
@@ -19,23 +16,23 @@ or the samples.
 
 from __future__ import annotations
 
-import ipaddress
-import itertools
-import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from whodunnet.kinds.sockets.bbr import BbrTally, bbr_finding, prefix_of
 from whodunnet.kinds.sockets.parser import Sample, choose_reader
 from whodunnet.kinds.sockets.settings import DEFAULT_BBR, BbrParams
+from whodunnet.kinds.sockets.states import StateTally, states_finding
 from whodunnet.kinds.text import HeadFirst, LineLog, LineReader, read_text, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 from whodunnet.stats import percentile
 
 KIND = "sockets"
+#: Lines looked at to choose the reader (a ``=== <time>`` line may come before an ss or netstat header).
+HEAD_LINES = 3
 
 
 class SocketTally:
@@ -47,12 +44,20 @@ class SocketTally:
         self.snapshots: set[int] = set()
         #: The latest sample of each socket (listeners left out), in order of first appearance.
         self.last: dict[str, Sample] = {}
+        self.states = StateTally()
+        #: Samples with tcp_info (rtt, cwnd or a delivery rate): none in a state listing (ss -tan, netstat).
+        self.with_info = 0
+        self.with_rate = 0
 
     def add(self, sample: Sample) -> None:
         self.samples += 1
         self.snapshots.add(sample.snapshot)
         if sample.state not in ("LISTEN", "UNCONN"):
             self.last[sample.key] = sample
+        fields = sample.fields
+        self.with_info += any(k in fields for k in ("rtt_ms", "cwnd", "delivery_rate_bps"))
+        self.with_rate += "delivery_rate_bps" in fields
+        self.states.add(sample)
         self.bbr.add(sample)
 
 
@@ -74,36 +79,27 @@ def analyze_sockets(
         chosen.append(fmt)
         return reader
 
-    run = read_text(path, HeadFirst(1, choose), log=log, limits=limits, progress=progress)
+    run = read_text(path, HeadFirst(HEAD_LINES, choose), log=log, limits=limits, progress=progress)
     snapshots = len(tally.snapshots)
     last = tally.last
+    fmt = chosen[0] if chosen else "ss"
+    states = tally.states.to_json()
     summary: dict[str, Any] = {
-        "format": chosen[0] if chosen else "ss",
+        "format": fmt,
         "snapshots": snapshots,
         "samples": tally.samples,
         "sockets": len(last),
         "socket_list": [s.to_json() for s in list(last.values())[:500]],
+        "states": states,
     }
     found: list[Finding] = []
-    if last:
+    if last and tally.with_info:
         found.append(summary_finding(index, last, snapshots))
-    if snapshots >= 2:
+    if states["last"] is not None and (not tally.with_info or (states["peak"] or {}).get("time_wait")):
+        found.append(states_finding(index, states, fmt))
+    if snapshots >= 2 and tally.with_rate:
         found.append(bbr_finding(index, tally.bbr))
     return text_result(path, KIND, summary, run), found
-
-
-def prefix_of(peer: str, params: BbrParams = DEFAULT_BBR) -> str:
-    """``203.0.113.7:443`` → ``203.0.113.0/24``; ``[2001:db8::1]:443`` → ``2001:db8::/56``."""
-    host = peer.rsplit(":", 1)[0] if peer.count(":") == 1 or peer.startswith("[") else peer
-    host = host.strip("[]").split("%")[0]
-    if host.startswith("::ffff:") and "." in host:
-        host = host[7:]
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return host or "?"
-    bits = params.v4_prefix if ip.version == 4 else params.v6_prefix
-    return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
 
 
 def _pcts(values: list[float]) -> dict[str, Any]:
@@ -160,73 +156,4 @@ def summary_finding(index: int, last: dict[str, Sample], snapshots: int) -> Find
         ),
         key=f"evidence-{index}",
         data={"sockets": len(last), "snapshots": snapshots, "prefixes": rows},
-    )
-
-
-class BbrTally:
-    """Per snapshot and prefix, the delivery rates of the flows that moved at least ``min_bytes``."""
-
-    def __init__(self, params: BbrParams) -> None:
-        self.params = params
-        self.per_snap: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-
-    def add(self, s: Sample) -> None:
-        rate = s.fields.get("delivery_rate_bps")
-        moved = max(float(s.fields.get("bytes_acked") or 0), float(s.fields.get("bytes_received") or 0))
-        if not isinstance(rate, (int, float)) or moved < self.params.min_bytes:
-            return
-        self.per_snap[s.snapshot][prefix_of(s.peer, self.params)].append(float(rate))
-
-    def result(self) -> dict[str, Any]:
-        """Per prefix, the duty cycle and flap rate of being in the bottom group by delivery rate."""
-        params = self.params
-        history: dict[str, list[bool]] = defaultdict(list)
-        intervals = sorted(self.per_snap)
-        for snap in intervals:
-            medians = {p: percentile(v, 50) or 0.0 for p, v in self.per_snap[snap].items()}
-            ranked = sorted(medians, key=lambda p: medians[p])
-            cut = max(1, math.ceil(len(ranked) * params.bottom_share)) if len(ranked) > 1 else 0
-            bottom = set(ranked[:cut])
-            for p in ranked:
-                history[p].append(p in bottom)
-        prefixes: list[dict[str, Any]] = []
-        for p, states in history.items():
-            duty = sum(states) / len(states)
-            flaps = sum(1 for a, b in itertools.pairwise(states) if a != b)
-            flap_rate = flaps / (len(states) - 1) if len(states) > 1 else 0.0
-            prefixes.append(
-                {
-                    "prefix": p,
-                    "intervals": len(states),
-                    "bottom_intervals": sum(states),
-                    "duty_cycle": round(duty, 4),
-                    "flaps": flaps,
-                    "flap_rate": round(flap_rate, 4),
-                    "candidate": duty >= params.min_duty and flap_rate <= params.max_flap and len(states) >= 2,
-                }
-            )
-        prefixes.sort(key=lambda r: (-r["duty_cycle"], r["flap_rate"]))
-        return {"intervals": len(intervals), "params": asdict(params), "prefixes": prefixes}
-
-
-def bbr_finding(index: int, tally: BbrTally) -> Finding:
-    params = tally.params
-    result = tally.result()
-    cands = [p for p in result["prefixes"] if p["candidate"]]
-    names = ", ".join(p["prefix"] for p in cands[:10])
-    return Finding(
-        kind="sockets.bbr_candidates",
-        layer="network",
-        severity="low" if cands else "info",
-        title=f"{len(cands)} prefix{'es' if len(cands) != 1 else ''} consistently in the bottom "
-        f"{params.bottom_share:.0%} by delivery rate" + (f": {names}" if cands else ""),
-        explanation=(
-            f"Over {result['intervals']} interval(s), prefixes were ranked by median delivery rate of flows ≥ "
-            f"{params.min_bytes:,} bytes; a prefix is a BBR candidate when it spends ≥ {params.min_duty:.0%} of its "
-            f"intervals in the bottom {params.bottom_share:.0%} (duty cycle) and changes state in at most "
-            f"{params.max_flap:.0%} of them (flap rate). {len(result['prefixes'])} prefix(es) had enough data."
-        ),
-        refs=(Ref(evidence=index, label="all snapshots"),),
-        key=f"evidence-{index}",
-        data={**result, "candidates": [p["prefix"] for p in cands]},
     )

@@ -1,4 +1,9 @@
-"""``ss -tin`` (also ``-e -m -o``) snapshots and tcp_info exports (CSV, JSON) → socket samples.
+"""``ss -tin`` (also ``-e -m -o``) snapshots, ``netstat -tan`` and tcp_info exports (CSV, JSON) → socket samples.
+
+``ss`` with one state filter (``ss -tin state established``, what an edge operator types) prints no
+State column: the state is then the one a ``$ ss ... state X`` line above the output names, else
+unknown (``""``). ``netstat -tan`` (net-tools, and the BSDs' ``a.b.c.d.port`` addresses) gives each
+socket's state, never tcp_info; its state names are read as ss's (``TIME_WAIT`` → ``TIME-WAIT``).
 
 ss units are kept as ss prints them, converted to one set: rtt/rttvar/minrtt in ms,
 rates in bit/s, bytes in bytes. In CSV/JSON exports, columns named ``tcpi_*`` follow
@@ -30,12 +35,30 @@ MAX_JSON_DOCUMENT_BYTES = 64 * 1024 * 1024
 #: Where a JSON document that is one object keeps its list of rows.
 DOCUMENT_LISTS = ("sockets", "data", "rows", "samples")
 
-_HEADER = re.compile(r"^(?:Netid\s+)?State\s+Recv-Q\s+Send-Q\s+Local")
+_HEADER = re.compile(r"^(?:Netid\s+)?(?P<state>State\s+)?Recv-Q\s+Send-Q\s+Local")
 _SNAP = re.compile(r"^===\s*(?P<ts>\d+(?:\.\d+)?)?")
 _SOCK = re.compile(
-    r"^(?:(?P<netid>tcp|udp|u_str|raw|mptcp)\s+)?(?P<state>[A-Z][A-Z0-9-]*)\s+(?P<recvq>\d+)\s+(?P<sendq>\d+)\s+"
+    r"^(?:(?P<netid>tcp|udp|u_str|raw|mptcp)\s+)?(?:(?P<state>[A-Z][A-Z0-9-]*)\s+)?(?P<recvq>\d+)\s+(?P<sendq>\d+)\s+"
     r"(?P<local>\S+)\s+(?P<peer>\S+)(?:\s+(?P<rest>.*))?$"
 )
+#: ``$ ss -tin state established`` (or ``# ss ...``): the command above the output, for the state it filtered on.
+_SS_COMMAND = re.compile(r"^[$#]\s*(?:sudo\s+)?ss\s.*?\bstate\s+(?P<state>[a-z0-9-]+)")
+#: ss's state filter names → the names ss prints in its State column.
+SS_FILTER_STATES = {
+    "established": "ESTAB", "syn-sent": "SYN-SENT", "syn-recv": "SYN-RECV", "fin-wait-1": "FIN-WAIT-1",
+    "fin-wait-2": "FIN-WAIT-2", "time-wait": "TIME-WAIT", "closed": "UNCONN", "close-wait": "CLOSE-WAIT",
+    "last-ack": "LAST-ACK", "listening": "LISTEN", "closing": "CLOSING",
+}  # fmt: skip
+#: netstat's state names (net-tools and the BSDs) → ss's.
+NETSTAT_STATES = {
+    "ESTABLISHED": "ESTAB", "SYN_SENT": "SYN-SENT", "SYN_RECV": "SYN-RECV", "SYN_RCVD": "SYN-RECV",
+    "FIN_WAIT1": "FIN-WAIT-1", "FIN_WAIT_1": "FIN-WAIT-1", "FIN_WAIT2": "FIN-WAIT-2", "FIN_WAIT_2": "FIN-WAIT-2",
+    "TIME_WAIT": "TIME-WAIT", "CLOSE": "UNCONN", "CLOSED": "UNCONN", "CLOSE_WAIT": "CLOSE-WAIT",
+    "LAST_ACK": "LAST-ACK", "LISTEN": "LISTEN", "CLOSING": "CLOSING", "UNKNOWN": "UNKNOWN",
+}  # fmt: skip
+_NETSTAT_HEADER = re.compile(r"^(?:Tcpcb\s+)?Proto\s+Recv-Q\s+Send-Q\s+Local\s+Address")
+_NETSTAT_PROTO = re.compile(r"^(?P<proto>tcp|udp|raw)(?:4|6|46)?$")
+_BSD_ADDR = re.compile(r"^(?P<host>.+)\.(?P<port>[^.:\]]+)$")
 _RATE = re.compile(r"^(?P<v>\d+(?:\.\d+)?)(?P<u>[KMGT]?)bps$")
 _KV = re.compile(r"^(?P<k>[a-z_]+):(?P<v>\S+)$")
 CONGESTION = frozenset({"cubic", "bbr", "bbr2", "bbr3", "reno", "dctcp", "vegas", "westwood", "htcp", "bic", "illinois", "hybla", "scalable", "yeah", "lp", "nv", "cdg", "highspeed", "veno"})  # noqa: E501  # fmt: skip
@@ -151,6 +174,9 @@ class SsParser:
         self._time: float | None = None
         self._current: Sample | None = None
         self._seen_header_in_snapshot = False
+        #: The state of the sockets when the header has no State column ("" when no command says it).
+        self._filtered = ""
+        self._command_state = ""
 
     def _flush(self) -> None:
         if self._current is not None:
@@ -170,11 +196,17 @@ class SsParser:
             self._time = float(m.group("ts")) if m.group("ts") else None
             self._seen_header_in_snapshot = False
             return
-        if _HEADER.match(s):
+        if (h := _HEADER.match(s)) is not None:
             self._flush()
             if self.snapshots == 0 or self._seen_header_in_snapshot:
                 self.snapshots += 1
             self._seen_header_in_snapshot = True
+            self._filtered = "" if h.group("state") else self._command_state
+            return
+        if s.startswith(("$", "#")):
+            self._flush()
+            if (c := _SS_COMMAND.match(s)) is not None:
+                self._command_state = SS_FILTER_STATES.get(c.group("state"), "")
             return
         if s[:1].isspace():
             if self._current is None:
@@ -189,11 +221,89 @@ class SsParser:
             return
         if self.snapshots == 0:
             self.snapshots = 1
-        sample = Sample(self.snapshots - 1, self._time, n, m.group("state"), m.group("local"), m.group("peer"))
+        state = m.group("state") or self._filtered
+        sample = Sample(self.snapshots - 1, self._time, n, state, m.group("local"), m.group("peer"))
         sample.fields["recv_q"], sample.fields["send_q"] = int(m.group("recvq")), int(m.group("sendq"))
         rest = (m.group("rest") or "").split()
         parse_info(rest, sample.fields)
         self._current = sample
+
+
+class NetstatParser:
+    """``netstat -tan`` (``-tanp``, ``-taneo``...; net-tools or a BSD), one snapshot per ``===`` line or header.
+
+    TCP sockets become samples with their state; UDP rows and the UNIX-socket section are not TCP
+    and are passed over.
+    """
+
+    def __init__(self, log: LineLog, emit: Emit) -> None:
+        self.log = log
+        self.emit = emit
+        self.snapshots = 0
+        self._time: float | None = None
+        self._inet = True
+        self._has_state = True
+        self._seen_header_in_snapshot = False
+
+    def feed(self, n: int, text: str) -> None:
+        s = text.strip()
+        if not s:
+            return
+        if (m := _SNAP.match(s)) is not None:
+            self.snapshots += 1
+            self._time = float(m.group("ts")) if m.group("ts") else None
+            self._seen_header_in_snapshot = False
+            return
+        if s.startswith("Active "):
+            self._inet = "Internet" in s
+            return
+        if _NETSTAT_HEADER.match(s):
+            if self.snapshots == 0 or self._seen_header_in_snapshot:
+                self.snapshots += 1
+            self._seen_header_in_snapshot, self._inet = True, True
+            self._has_state = re.search(r"\(state\)|\bState\b", s) is not None
+            return
+        if self._inet and re.match(r"^(?:Tcpcb\s+)?Proto\s", s):
+            self._inet = False  # BSD netstat -T: retransmit columns where the queues would be
+            self.log.bad(n, "a netstat table without Recv-Q/Send-Q columns: its sockets are not read", text)
+            return
+        if not self._inet or s.startswith(("$", "#")):
+            return
+        tokens = s.split()
+        at = next((i for i, t in enumerate(tokens[:2]) if _NETSTAT_PROTO.match(t)), None)
+        if at is None or len(tokens) < at + 5:
+            self.log.bad(n, "not a netstat socket line", text)
+            return
+        proto, recvq, sendq, local, peer = tokens[at : at + 5]
+        if not proto.startswith("tcp"):
+            return
+        if not (recvq.isdigit() and sendq.isdigit()):
+            self.log.bad(n, "netstat queue sizes that are not numbers", text)
+            return
+        state = tokens[at + 5] if self._has_state and len(tokens) > at + 5 else ""
+        state = state if re.fullmatch(r"[A-Z][A-Z0-9_]*", state) else ""
+        if self.snapshots == 0:
+            self.snapshots = 1
+        sample = Sample(
+            self.snapshots - 1,
+            self._time,
+            n,
+            NETSTAT_STATES.get(state, state),
+            _netstat_addr(local),
+            _netstat_addr(peer),
+        )
+        sample.fields["recv_q"], sample.fields["send_q"] = int(recvq), int(sendq)
+        self.emit(sample)
+
+
+def _netstat_addr(addr: str) -> str:
+    """net-tools prints ``10.0.0.1:22``; the BSDs print ``10.0.0.1.22`` and ``*.*``: both become ``host:port``."""
+    if addr.count(":") == 1 or addr.startswith("[") or (":" in addr and "." not in addr.rsplit(":", 1)[1]):
+        return addr
+    if (m := _BSD_ADDR.match(addr)) is not None:
+        host = m.group("host")
+        return f"[{host}]:{m.group('port')}" if ":" in host else f"{host}:{m.group('port')}"
+    return addr
 
 
 ALIASES: dict[str, tuple[str, float]] = {
@@ -351,6 +461,8 @@ class JsonReader:
 def choose_reader(head: list[tuple[int, str]], log: LineLog, emit: Emit) -> tuple[str, LineReader]:
     """The format and the reader for a file whose first non-blank line is ``head[0]``."""
     first = head[0][1].strip() if head else ""
+    if any(_NETSTAT_HEADER.match(t.strip()) for _, t in head) or first.startswith("Active Internet connections"):
+        return "netstat", NetstatParser(log, emit)
     if first.startswith(("{", "[")):
         return "tcp_info JSON", JsonReader(log, emit, lines=_is_json_object(first))
     if "," in first and not first.startswith(("State", "Netid", "===")):

@@ -11,7 +11,7 @@ from typing import Any
 
 from whodunnet.kinds.softnet.parser import COUNTERS
 from whodunnet.model import EvidenceResult, Finding, Ref, Severity
-from whodunnet.snapshots import diff_counts, snapshot_groups
+from whodunnet.snapshots import Diff, diff_counts, diffs
 
 KIND = "softnet"
 #: CPUs named in a finding's refs and rows.
@@ -21,16 +21,10 @@ MAX_CPUS_LISTED = 64
 def softnet_findings(evidence: Sequence[EvidenceResult], findings: Sequence[Finding] = ()) -> list[Finding]:
     """One finding per group of snapshots: the drops and time squeezes over the interval (or since boot)."""
     out = []
-    for members, _ in snapshot_groups(evidence, (KIND,)):
-        first, last = evidence[members[0]], evidence[members[-1]]
-        if len(members) == 1:
-            out.append(_finding(evidence, None, members[0], _rows(last, None), None, []))
-            continue
+    for d in diffs(evidence, KIND):
         resets: list[str] = []
-        t0, t1 = first.summary.get("timestamp"), last.summary.get("timestamp")
-        interval = float(t1) - float(t0) if t0 is not None and t1 is not None else None
-        rows = _rows(last, first, resets)
-        out.append(_finding(evidence, members[0], members[-1], rows, interval, resets))
+        rows = _rows(evidence[d.after], evidence[d.before] if d.before is not None else None, resets)
+        out.append(_finding(evidence, d, rows, resets))
     return out
 
 
@@ -51,22 +45,11 @@ def _rows(
     return rows
 
 
-def _finding(
-    evidence: Sequence[EvidenceResult],
-    before: int | None,
-    after: int,
-    rows: list[dict[str, Any]],
-    interval: float | None,
-    resets: list[str],
-) -> Finding:
+def _finding(evidence: Sequence[EvidenceResult], d: Diff, rows: list[dict[str, Any]], resets: list[str]) -> Finding:
+    before, after = d.before, d.after
     totals = {k: sum(r.get(k, 0) for r in rows) for k in COUNTERS if any(k in r for r in rows)}
     dropped, squeezed = totals.get("dropped", 0), totals.get("time_squeeze", 0)
-    if before is None:
-        when = "since boot (one snapshot)"
-    elif interval is not None:
-        when = f"over {interval:.1f} s ({evidence[before].name} → {evidence[after].name})"
-    else:
-        when = f"between {evidence[before].name} and {evidence[after].name} (interval unknown)"
+    when = d.when(evidence)
     busy = sorted((r for r in rows if r.get("dropped") or r.get("time_squeeze")), key=lambda r: -r.get("dropped", 0))
     severity: Severity = "info"
     if dropped or squeezed:
@@ -110,11 +93,9 @@ def _finding(
         title=title,
         explanation=explanation,
         refs=tuple(refs),
-        key=f"softnet-{before}-{after}" if before is not None else f"softnet-{after}",
+        key=f"softnet-{d.key}",
         data={
-            "delta": before is not None,
-            "interval_s": interval,
-            "evidence": [i for i in (before, after) if i is not None],
+            **d.data(),
             **totals,
             "cpus": [{k: v for k, v in r.items() if k != "line"} for r in rows[:MAX_CPUS_LISTED]],
             "resets": resets,

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from whodunnet.kinds.text import LineLog
-from whodunnet.snapshots import UNREADABLE, timestamp_line
+from whodunnet.snapshots import SnapshotTime
 
 #: Column → name; None for the columns that are always 0.
 COLUMNS: tuple[str | None, ...] = (
@@ -39,18 +39,13 @@ class SoftnetParser:
         self.log = log
         self.cpus: list[dict[str, Any]] = []
         self.columns = 0
-        self.timestamp: float | None = None
+        self.time = SnapshotTime(log)
 
     def feed(self, n: int, text: str) -> None:
         s = text.strip()
         if not s:
             return
-        if (when := timestamp_line(s)) is not None:
-            if self.timestamp is None:
-                if when is UNREADABLE:
-                    self.log.bad(n, "unreadable timestamp", text)
-                else:
-                    self.timestamp = float(when)
+        if self.time.feed(n, s):
             return
         if s.startswith("#"):
             return
@@ -71,7 +66,7 @@ class SoftnetParser:
         totals = {name: sum(c[name] for c in self.cpus if name in c) for name in COUNTERS}
         return {
             "formats": ["softnet_stat"] if self.cpus else [],
-            "timestamp": self.timestamp,
+            "timestamp": self.time.value,
             "columns": self.columns,
             "cpus": self.cpus,
             "totals": {name: value for name, value in totals.items() if any(name in c for c in self.cpus)},

@@ -22,7 +22,7 @@ KIND = "sysctl"
 def analyze_sysctl(
     index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
 ) -> tuple[EvidenceResult, list[Finding]]:
-    """Every ``name = value`` with its line."""
+    """Every ``name = value`` with its line (or the one bare value of a ``cat /proc/sys/...``)."""
     sysctl, run = read_with(path, Sysctl, limits=limits, progress=progress)
     summary: dict[str, Any] = {
         "settings": len(sysctl.values),
@@ -30,4 +30,10 @@ def analyze_sysctl(
         "value_lines": sysctl.lines,
         "notes": sysctl.notes[:20],
     }
+    if (bare := sysctl.bare) is not None:
+        summary["bare_line"], summary["bare_value"] = bare
+        summary["notes"].append(
+            "one value without a name: it is read as the setting the file is named after "
+            "(nf_conntrack_max → net.netfilter.nf_conntrack_max)"
+        )
     return text_result(path, KIND, summary, run), []

@@ -10,7 +10,7 @@ interface UploadRowProps {
   onDismiss: () => void;
 }
 
-/** One file being sent: bytes sent of total, percent, MB/s, and Cancel. */
+/** One file being sent: bytes sent of total, percent, MB/s, and Cancel; "resuming" while a dropped connection is retried. */
 export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
   const percent = upload.total > 0 ? (upload.loaded / upload.total) * 100 : 0;
   const sent = `${formatBytes(upload.loaded)} of ${formatBytes(upload.total)}`;
@@ -18,7 +18,7 @@ export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
     <li className={`upload upload--${upload.status}`} aria-label={`Upload of ${upload.filename}`}>
       <div className="upload__head">
         <span className="upload__name mono">{upload.filename}</span>
-        {upload.status === 'uploading' ? (
+        {upload.status === 'uploading' || upload.status === 'resuming' ? (
           <button type="button" className="button button--small" onClick={onCancel}>
             Cancel
           </button>
@@ -28,7 +28,7 @@ export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
           </button>
         )}
       </div>
-      {upload.status === 'uploading' && (
+      {(upload.status === 'uploading' || upload.status === 'resuming') && (
         <>
           <ProgressBar
             percent={percent}
@@ -38,6 +38,11 @@ export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
           <p className="upload__stats muted">
             <span>{sent}</span> · <span>{Math.round(percent)}%</span> · <span>{formatRate(upload.rate)}</span>
           </p>
+          {upload.status === 'resuming' && (
+            <p className="upload__resuming" role="status">
+              Connection lost: resuming where the server stopped (attempt {upload.resumes})…
+            </p>
+          )}
         </>
       )}
       {upload.status === 'cancelled' && <p className="muted">Upload cancelled.</p>}

@@ -6,7 +6,7 @@ import type { Evidence } from '@/api/types';
 import { evidenceKeys } from '../api/evidence-api';
 import { UploadCancelledError, uploadEvidence } from '../api/upload-evidence';
 
-export type UploadStatus = 'uploading' | 'failed' | 'cancelled';
+export type UploadStatus = 'uploading' | 'resuming' | 'failed' | 'cancelled';
 
 export interface Upload {
   key: number;
@@ -16,6 +16,8 @@ export interface Upload {
   /** Average bytes per second since the upload started. */
   rate: number;
   status: UploadStatus;
+  /** How many times the upload has had to resume after a dropped connection. */
+  resumes: number;
   error?: string;
 }
 
@@ -28,7 +30,8 @@ interface UseUploadsOptions {
 
 /**
  * The uploads in flight for one incident. A finished upload leaves the list (its evidence card takes
- * its place); a failed or cancelled one stays until dismissed so its message can be read.
+ * its place); one whose connection dropped says it is resuming until bytes flow again; a failed or
+ * cancelled one stays until dismissed so its message can be read.
  */
 export function useUploads({ incidentId, onUploaded, now = Date.now }: UseUploadsOptions) {
   const queryClient = useQueryClient();
@@ -57,7 +60,7 @@ export function useUploads({ incidentId, onUploaded, now = Date.now }: UseUpload
       const startedAt = now();
       setUploads((list) => [
         ...list,
-        { key, filename: file.name, total: file.size, loaded: 0, rate: 0, status: 'uploading' },
+        { key, filename: file.name, total: file.size, loaded: 0, rate: 0, status: 'uploading', resumes: 0 },
       ]);
       uploadEvidence({
         incidentId,
@@ -65,7 +68,10 @@ export function useUploads({ incidentId, onUploaded, now = Date.now }: UseUpload
         signal: controller.signal,
         onProgress: ({ loaded, total }) => {
           const seconds = (now() - startedAt) / 1000;
-          patch(key, { loaded, total, rate: seconds > 0 ? loaded / seconds : 0 });
+          patch(key, { loaded, total, rate: seconds > 0 ? loaded / seconds : 0, status: 'uploading' });
+        },
+        onResuming: (attempt) => {
+          patch(key, { status: 'resuming', resumes: attempt });
         },
       }).then(
         (evidence) => {

@@ -10,7 +10,7 @@ export const timelineKeys = {
 };
 
 /**
- * The timeline is live by polling (decisions 0002 and 0009): every second the client asks for what came
+ * The timeline is live by polling (decisions 0002 and 0011): every second the client asks for what came
  * after the server's `next` cursor, and asks again at once while the server says there is `more`. The
  * cursors are opaque: the server issues them and they never skip an event or repeat a page.
  */

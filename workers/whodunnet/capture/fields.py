@@ -1,0 +1,325 @@
+"""The one table of capture state: every field the compiled kernel keeps, declared once.
+
+Each class below is one record type, its fields in order: the annotation is the type (``int``
+is a signed 64-bit word, ``U64`` an unsigned one, ``Ints``/``Floats``/``Flags`` fixed-size
+arrays), ``col(init, doc, ...)`` the value a fresh row starts with and what the field means.
+From that:
+
+- ``dtype(Side)`` is the numpy record type of the kernel's arrays; compiled code reads and
+  writes fields by name (``side.retrans += 1``), so no index is ever numbered by hand, and
+  the annotation lets mypy check those names in the kernel's source.
+- ``blank(Side, n)`` gives n rows at their initial values; ``grown(rows, n)`` a bigger copy.
+- The Python views read the same columns by name: a field with ``view="packets"`` becomes
+  that attribute of the table row (``connections.Direction.packets``), shown as ``show`` says
+  (``time``: -1 is None; ``packet``: 0 is None; ``opt``: negative is None). Fields without a
+  view are working state (sequence tracking, sketch fronts) or feed derived attributes.
+
+A new per-connection fact is one line here plus the code that sets it (and, when the table
+shows it, one attribute on the row).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from whodunnet.capture.constants import MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
+
+#: An unsigned 64-bit word (the halves of an address).
+U64 = np.uint64
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+#: Fixed-size arrays of 0/1 flags (numba has no nested bool arrays).
+Flags = npt.NDArray[np.uint8]
+
+Show = Literal["as_is", "time", "packet", "opt", "nonneg"]
+
+_DTYPES: dict[str, type[np.generic]] = {
+    "int": np.int64,
+    "U64": np.uint64,
+    "float": np.float64,
+    "bool": np.bool_,
+    "Ints": np.int64,
+    "Floats": np.float64,
+    "Flags": np.uint8,
+}
+
+
+@dataclass(frozen=True)
+class Col:
+    """One field: its name, element type, shape, initial value, meaning and view."""
+
+    name: str
+    kind: type[np.generic]
+    shape: tuple[int, ...]
+    init: float
+    doc: str
+    view: str | None
+    show: Show
+
+
+@dataclass(frozen=True)
+class _Spec:
+    init: float
+    doc: str
+    shape: tuple[int, ...]
+    view: str | None
+    show: Show
+
+
+def col(init: float, doc: str, *, shape: tuple[int, ...] = (), view: str | None = None, show: Show = "as_is") -> Any:
+    """Declare a field (see the module docstring)."""
+    return _Spec(init, doc, shape, view, show)
+
+
+class Record:
+    """Base of the record types: collects the declared fields into ``columns`` and ``dtype``."""
+
+    columns: ClassVar[tuple[Col, ...]] = ()
+    dtype: ClassVar[np.dtype[Any]]
+
+    def __init_subclass__(cls) -> None:
+        cols = []
+        for name, annotation in inspect.get_annotations(cls).items():
+            spec = cls.__dict__.get(name)
+            if not isinstance(spec, _Spec):
+                continue
+            if hasattr(np.record, name):  # np.record (the rows without the JIT) would shadow it
+                raise TypeError(f"{cls.__name__}.{name}: the name is taken by numpy's record type")
+            kind = _DTYPES[str(annotation)]
+            if str(annotation) in ("Ints", "Floats", "Flags") and not spec.shape:
+                raise TypeError(f"{cls.__name__}.{name}: an array field needs a shape")
+            cols.append(Col(name, kind, spec.shape, spec.init, spec.doc, spec.view, spec.show))
+        cls.columns = tuple(cols)
+        cls.dtype = np.dtype([(c.name, c.kind, c.shape) if c.shape else (c.name, c.kind) for c in cols], align=True)
+
+
+def blank(record: type[Record], n: int) -> Any:
+    """``n`` rows of ``record`` at their initial values (a numpy record array)."""
+    rows = np.zeros(n, record.dtype)
+    for c in record.columns:
+        if c.init:
+            rows[c.name] = c.init
+    return rows.view(np.recarray)
+
+
+def grown(rows: Any, record: type[Record], n: int) -> Any:
+    """A copy of ``rows`` with room for ``n`` rows, the new ones blank."""
+    out = blank(record, n)
+    out[: len(rows)] = rows
+    return out
+
+
+# ---- reading: one row for the whole scan ------------------------------------------------------
+
+
+class Scan(Record):
+    """Where reading is in the file format, what it counted, and what it asks Python for."""
+
+    fmt: int = col(0, "0 until the file header is read, then FMT_PCAP or FMT_PCAPNG")
+    big: bool = col(False, "big-endian file (pcap) or section (pcapng)")
+    ts_scale: float = col(1e-6, "pcap: seconds per unit of a record's fraction field")
+    link: int = col(0, "pcap: the file's link type")
+    in_section: bool = col(False, "pcapng: a section header has been read")
+    iface_base: int = col(0, "pcapng: the current section's first row in the interfaces")
+    n_ifaces: int = col(0, "pcapng: interface rows in use (every section's)")
+    last_ts: float = col(0.0, "pcapng: time of the last timed packet (simple packet blocks have none)")
+    frames: int = col(0, "packet records read", view="packets")
+    bytes: int = col(0, "bytes on the wire", view="bytes")
+    captured: int = col(0, "bytes captured", view="captured_bytes")
+    truncated: int = col(0, "packets cut by the snapshot length", view="truncated_packets")
+    tmin: float = col(np.inf, "earliest packet time")
+    tmax: float = col(-np.inf, "latest packet time")
+    ip_packets: int = col(0, "IP headers decoded (inner ones of a tunnel too)")
+    ip_fragments: int = col(0, "IP fragments (counted, not reassembled)", view="ip_fragments")
+    tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
+    conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
+    sketch_used: int = col(0, "entries in use in the sketch map")
+    n_trace: int = col(0, "packet rows of traced connections waiting in the trace buffer")
+    err: int = col(0, "an E_* code when reading stopped on bad input")
+    err_a: int = col(0, "first number of the error message")
+    err_b: int = col(0, "second number of the error message")
+    err_at: int = col(0, "buffer position of the error (the start of the record or block)")
+    skip: int = col(0, "bytes from the returned position that Python skips without buffering")
+    skip_err: int = col(0, "the E_* code if the file ends inside those bytes")
+
+
+class Iface(Record):
+    """One pcapng interface description."""
+
+    link: int = col(0, "link type")
+    div: float = col(1e6, "timestamp units per second (if_tsresol)")
+    tsoff: int = col(0, "seconds added to every timestamp (if_tsoffset)")
+    snaplen: int = col(0, "snapshot length (0: none)")
+
+
+# ---- decoding: one row, the packet in hand -------------------------------------------------
+
+
+class Packet(Record):
+    """The packet in hand: each decoding step reads the previous steps' fields, then the
+    connection table adds what it made of the segment."""
+
+    frame: int = col(0, "1-based packet number in the file")
+    ts: float = col(0.0, "time, epoch seconds")
+    off: int = col(0, "buffer position of the packet's first byte")
+    caplen: int = col(0, "bytes captured")
+    wirelen: int = col(0, "bytes on the wire")
+    link: int = col(0, "link type")
+    end: int = col(0, "buffer position just past the captured bytes")
+    ethertype: int = col(0, "protocol of the next header (an ethertype) while decoding")
+    net: int = col(0, "buffer position of the next header while decoding")
+    ip_cap: int = col(-1, "a shim's own bound on the IP packet's length (PPPoE), or -1")
+    v6: bool = col(False, "the innermost IP header is IPv6")
+    src_hi: U64 = col(0, "source address, high 64 bits (0 for IPv4)")
+    src_lo: U64 = col(0, "source address, low 64 bits")
+    dst_hi: U64 = col(0, "destination address, high 64 bits")
+    dst_lo: U64 = col(0, "destination address, low 64 bits")
+    l4: int = col(0, "buffer position of the transport header")
+    l4len: int = col(0, "transport header + payload length per the IP header(s)")
+    sport: int = col(0, "TCP source port")
+    dport: int = col(0, "TCP destination port")
+    seq: int = col(0, "raw sequence number")
+    ack: int = col(0, "raw acknowledgement number")
+    tcp_flags: int = col(0, "TCP flags (9 bits)")
+    win: int = col(-1, "raw window, -1 when the capture cut it off")
+    doff: int = col(0, "TCP header length in bytes")
+    payload: int = col(0, "TCP payload bytes (per the IP length, so also when not captured)")
+    # What the connection table made of it (a traced connection's rows are copies of this one):
+    conn: int = col(0, "connection id")
+    side: int = col(0, "sending side (0: the connection's lower endpoint)")
+    rel_seq: int = col(0, "sequence number relative to the sender's base, unwrapped")
+    seglen: int = col(0, "sequence space it covers (payload, SYN and FIN count one each)")
+    rel_ack: int = col(NO_ACK, "acknowledgement relative to the peer's base, or NO_ACK")
+    kind: int = col(0, "SEG_* class")
+
+
+# ---- the connection table ---------------------------------------------------------------------
+
+
+class Conn(Record):
+    """One TCP connection; its two sides are rows 2 * id and 2 * id + 1 of the side arrays.
+
+    Side 0 sent from the lower endpoint of the 4-tuple (``a``), side 1 from the higher.
+    """
+
+    a_ip_hi: U64 = col(0, "lower endpoint's address, high 64 bits")
+    a_ip_lo: U64 = col(0, "lower endpoint's address, low 64 bits")
+    b_ip_hi: U64 = col(0, "higher endpoint's address, high 64 bits")
+    b_ip_lo: U64 = col(0, "higher endpoint's address, low 64 bits")
+    a_port: int = col(0, "lower endpoint's port")
+    b_port: int = col(0, "higher endpoint's port")
+    v6: bool = col(False, "IPv6 addresses")
+    first_pkt: int = col(0, "packet number of its first packet", view="first_packet")
+    last_pkt: int = col(0, "packet number of its last packet", view="last_packet")
+    first_ts: float = col(0.0, "time of its first packet", view="first_time")
+    last_ts: float = col(0.0, "time of its last packet", view="last_time")
+    client: int = col(-1, "the side that sent the SYN (or, without one, did not send the SYN-ACK); -1 unknown")
+    scale: Ints = col(0, "window scale applied to each side's windows", shape=(2,))
+    scale_known: bool = col(False, "the handshake told the window scale", view="window_scale_known")
+    hs_ack_ts: float = col(-1.0, "time of the client's first ACK after a SYN-ACK (handshake complete)")
+    hs_ack_pkt: int = col(0, "its packet number")
+    ooo_thresh: float = col(
+        OOO_DEFAULT,
+        "a segment below the highest sequence within this long after the one that advanced it is "
+        "out of order, not retransmitted (Wireshark's rule: the initial RTT, or 3 ms)",
+    )
+
+
+class Side(Record):
+    """What one endpoint of a connection sent, and what the peer acknowledged of it.
+
+    Sequence numbers are relative to ``seq_base`` and unwrapped past 2**32.
+    """
+
+    pkts: int = col(0, "packets sent", view="packets")
+    payload: int = col(0, "payload bytes sent, retransmissions included", view="payload_bytes")
+    flags_sent: int = col(0, "every TCP flag it sent, OR-ed")
+    seq_base: int = col(
+        -1, "raw sequence number counted from (the SYN's, or one before the first)", view="base_seq", show="nonneg"
+    )
+    isn: int = col(-1, "raw sequence number of its SYN, -1 without one", view="isn", show="opt")
+    max_end: int = col(0, "highest sequence sent + 1 (SYN and FIN count one), relative to seq_base", view="seq_span")
+    acked: int = col(0, "highest sequence the peer acknowledged")
+    ack_valid: bool = col(False, "the peer acknowledged something")
+    first_ts: float = col(-1.0, "time of its first packet")
+    data_pkts: int = col(0, "packets with payload", view="data_packets")
+    first_data_ts: float = col(-1.0, "time of its first payload", view="first_data_time", show="time")
+    last_data_ts: float = col(-1.0, "time of its last payload", view="last_data_time", show="time")
+    adv_ts: float = col(-1.0, "time of the segment that last advanced max_end")
+    retrans: int = col(0, "retransmitted segments", view="retransmissions")
+    retrans_bytes: int = col(0, "their payload bytes", view="retransmitted_bytes")
+    ooo: int = col(0, "reordered segments (space never seen, soon after the highest)", view="out_of_order")
+    rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence", view="rto_retransmissions")
+    rto_wait: float = col(0.0, "the silences before them, added up", view="rto_wait")
+    n_rto_ex: int = col(0, "RTO-style examples kept")
+    rto_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
+    rto_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
+    rto_idle: Floats = col(0.0, "the silence before each", shape=(MAX_EXAMPLES,))
+    n_holes: int = col(0, "gaps tracked below max_end")
+    holes: Ints = col(
+        0, "[start, end) of each gap, ascending (one spare row while splitting)", shape=(MAX_HOLES + 1, 2)
+    )
+    timed_end: int = col(0, "end of the segment being timed for an RTT sample, 0 when none")
+    timed_ts: float = col(0.0, "when it was sent")
+    rtt_n: int = col(0, "RTT samples of its data", view="rtt_samples")
+    rtt_min: float = col(-1.0, "smallest RTT sample, seconds", view="rtt_min", show="time")
+    rtt_max: float = col(-1.0, "largest RTT sample, seconds")
+    win_min: int = col(-1, "smallest window it advertised (scaled when known)", view="window_min", show="opt")
+    win_max: int = col(-1, "largest", view="window_max", show="opt")
+    win_last: int = col(-1, "latest")
+    zero_count: int = col(0, "zero-window advertisements", view="zero_windows")
+    zero_start: float = col(-1.0, "start of the zero window in progress, -1 when none")
+    zero_total: float = col(0.0, "seconds of zero window that ended")
+    zero_first_pkt: int = col(
+        0, "packet number of its first zero window", view="first_zero_window_packet", show="packet"
+    )
+    max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")
+    pinned: int = col(
+        0, "data packets sent with bytes in flight ≥ PINNED_SHARE of the peer's window", view="window_pinned_packets"
+    )
+    pinned_checked: int = col(0, "data packets sent while the peer's window was known", view="window_checked_packets")
+    syn_count: int = col(0, "SYNs (without ACK) sent")
+    synack_count: int = col(0, "SYN-ACKs sent")
+    n_syn_ev: int = col(0, "SYNs kept")
+    syn_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
+    syn_ecn: Flags = col(0, "ECN setup (ECE+CWR) on each", shape=(MAX_EXAMPLES,))
+    syn_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
+    n_synack_ev: int = col(0, "SYN-ACKs kept")
+    synack_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
+    synack_ecn: Flags = col(0, "ECN setup (ECE without CWR) on each", shape=(MAX_EXAMPLES,))
+    synack_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
+    syn_win: int = col(-1, "raw window of its SYN or SYN-ACK")
+    mss: int = col(-1, "MSS option it sent", view="mss", show="opt")
+    wscale: int = col(-1, "window scale option it sent, -1 without")
+    sack: bool = col(False, "it offered SACK")
+    tsopt: bool = col(False, "it offered timestamps")
+    fin_ts: float = col(-1.0, "time of its first FIN", view="fin_time", show="time")
+    fin_pkt: int = col(0, "its packet number", view="fin_packet", show="packet")
+    rst_ts: float = col(-1.0, "time of its first RST", view="rst_time", show="time")
+    rst_pkt: int = col(0, "its packet number", view="rst_packet", show="packet")
+    peer_unacked_at_fin: int = col(0, "peer's bytes it had not acknowledged at its FIN", view="peer_unacked_at_fin")
+    dapf_pkts: int = col(0, "data packets it sent after the peer's FIN", view="data_after_peer_fin_packets")
+    dapf_bytes: int = col(0, "their payload bytes", view="data_after_peer_fin_bytes")
+    rst_after_fin_ts: float = col(
+        -1.0, "its first RST after its FIN, answering the peer's data", view="rst_after_fin_time", show="time"
+    )
+    rst_after_fin_pkt: int = col(0, "its packet number", view="rst_after_fin_packet", show="packet")
+    # Quantile sketches, SKETCH_WINDOW and SKETCH_RTT: a run-length front (most packets repeat
+    # their side's last window) before the shared sketch map.
+    run_value: Ints = col(0, "value of the current run", shape=(2,))
+    run_count: Ints = col(0, "its length (0: no run)", shape=(2,))
+    distinct: Ints = col(0, "distinct values in the map", shape=(2,))
+    folded: Flags = col(0, "past EXACT_KEYS distinct values: values are quantized", shape=(2,))
+
+
+class SketchEntry(Record):
+    """One (sketch, value) -> count entry of the open-addressing sketch map."""
+
+    sketch: int = col(-1, "side row * 2 + SKETCH_WINDOW or SKETCH_RTT; -1 for a free slot")
+    value: int = col(0, "the value (bytes or microseconds), quantized once the sketch folded")
+    count: int = col(0, "how many times it was added")

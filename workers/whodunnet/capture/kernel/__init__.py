@@ -1,0 +1,94 @@
+"""The compiled capture kernel: small numba functions, one path for every input form.
+
+``scan.scan`` is the loop: ``records`` finds the next packet in the buffer (pcap or pcapng),
+``decode`` walks its headers to TCP, ``table`` finds its connection and updates it (with
+``holes`` and ``sketch``). Python (``capture.scanner``) only fills the buffer, grows the
+arrays and turns codes into messages.
+
+Every function here is compiled with ``jit`` (or ``hot``). With ``NUMBA_DISABLE_JIT=1``
+numba leaves them plain Python, running the same source over the same numpy records: that is
+the readable reference for debugging, and what the tests and the fuzz target run to cover the
+kernel line by line (atheris cannot see into compiled code).
+
+The compiled code is cached on disk. numba stamps a cached function with its own source
+file only, but a compiled function carries its callees (from the other files here) and the
+constants it read: the locators below stamp every kernel function with all of the kernel's
+sources (this folder, ``constants.py``, ``fields.py``), so a change to any of them compiles
+the kernel again instead of loading a stale one.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import numba
+from numba.core import caching
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+KERNEL_DIR = Path(__file__).resolve().parent
+#: Everything compiled into the kernel: this folder's sources and the two it reads constants
+#: and record types from.
+KERNEL_SOURCES = (*sorted(KERNEL_DIR.glob("*.py")), KERNEL_DIR.parent / "constants.py", KERNEL_DIR.parent / "fields.py")
+
+
+@functools.cache
+def kernel_stamp() -> str:
+    """A hash of every kernel source: the freshness stamp of each cached kernel function."""
+    digest = hashlib.sha256()
+    for path in KERNEL_SOURCES:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class _WholeKernelStamp:
+    """Locator mixin: kernel functions only, stamped with ``kernel_stamp``."""
+
+    def get_source_stamp(self) -> str:
+        return kernel_stamp()
+
+    @classmethod
+    def from_function(cls, py_func: Callable[..., Any], py_file: str) -> Any:
+        if Path(py_file).resolve().parent != KERNEL_DIR:
+            return None
+        return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+
+def _numba(name: str) -> Any:
+    """A name of numba's caching module (public since numba 0.61, underscored before)."""
+    return getattr(caching, name, None) or getattr(caching, f"_{name}")
+
+
+def _stamped(name: str) -> type:
+    return type(f"Kernel{name}", (_WholeKernelStamp, _numba(name)), {})
+
+
+# Same order as numba's own: NUMBA_CACHE_DIR, then __pycache__ here, then the user-wide cache.
+_LOCATORS = [_stamped(n) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
+_IMPL_LOCATORS: list[type] = _numba("CacheImpl")._locator_classes
+if not any(issubclass(c, _WholeKernelStamp) for c in _IMPL_LOCATORS):
+    _IMPL_LOCATORS[:0] = _LOCATORS
+
+
+def jit(fn: F) -> F:
+    """Compile ``fn`` with numba (cached on disk), or leave it Python under NUMBA_DISABLE_JIT."""
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+def hot(fn: F) -> F:
+    """``jit``, and inlined into every caller: a step of the per-packet path.
+
+    numba calls another compiled function through its own calling convention and LLVM does
+    not inline the larger ones; inlining these (in numba's IR) keeps the per-packet loop one
+    function, as fast as if it were written as one. It costs compile time (cached).
+    """
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+
+
+def jit_disabled() -> bool:
+    """True when numba runs the kernel as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+    return bool(getattr(numba.config, "DISABLE_JIT", False))

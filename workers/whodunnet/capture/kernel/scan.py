@@ -1,0 +1,57 @@
+"""The loop: every packet of the buffer through records → decode → table, until Python is needed."""
+
+from __future__ import annotations
+
+from whodunnet.capture.constants import R_FLUSH_TRACE, R_GROW_CONNS, R_GROW_SKETCHES, R_PACKET, R_SKIP
+from whodunnet.capture.fields import Packet, Scan
+from whodunnet.capture.kernel import jit
+from whodunnet.capture.kernel.decode import decode_packet
+from whodunnet.capture.kernel.records import next_packet
+from whodunnet.capture.kernel.table import find_connection, track_segment
+from whodunnet.capture.kernel.types import Buffer, Rows
+
+
+@jit
+def scan(
+    buf: Buffer,
+    pos: int,
+    end: int,
+    eof: bool,
+    max_caplen: int,
+    state: Rows,
+    ifaces: Rows,
+    packet: Rows,
+    conns: Rows,
+    sides: Rows,
+    ht: Rows,
+    entries: Rows,
+    want: Rows,
+    trace: Rows,
+) -> tuple[int, int]:
+    """Read packets from ``buf[pos:end]`` into the connection table; returns (R_* code, position).
+
+    ``want[c]`` marks connections whose packets are copied to ``trace`` (``want`` is empty
+    when nothing is traced). Returns before a packet could overflow an array, so Python can
+    grow it.
+    """
+    g: Scan = state[0]
+    pk: Packet = packet[0]
+    tracing = want.shape[0] > 0
+    while True:
+        if g.conns + 1 >= conns.shape[0]:
+            return R_GROW_CONNS, pos
+        if (g.sketch_used + 2) * 2 > entries.shape[0]:
+            return R_GROW_SKETCHES, pos
+        if tracing and g.n_trace == trace.shape[0]:
+            return R_FLUSH_TRACE, pos
+        code, pos = next_packet(buf, pos, end, eof, max_caplen, g, ifaces, pk)
+        if code != R_PACKET:
+            return code, pos
+        if decode_packet(buf, pk, g):
+            find_connection(pk, conns, sides, ht, g)
+            track_segment(buf, pk, conns, sides, entries, g)
+            if tracing and want[pk.conn]:
+                trace[g.n_trace] = pk
+                g.n_trace += 1
+        if g.skip:
+            return R_SKIP, pos

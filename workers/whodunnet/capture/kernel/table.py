@@ -1,0 +1,417 @@
+"""The connection table: find each segment's connection and update its state.
+
+Connections are rows of ``conns`` (``fields.Conn``), numbered in order of first packet like
+Wireshark's ``tcp.stream``, found through an open-addressing hash table ``ht`` keyed by the
+4-tuple (lower endpoint first). A SYN (without ACK) carrying another initial sequence number
+than the one its side began with starts a new connection on the same 4-tuple: the
+port-reuse rule Wireshark uses, so numbers and counts match tshark's. Each connection's two
+sides are rows ``2 * id + side`` of ``sides`` (``fields.Side``).
+
+``track_segment`` is the state machine, one step per concern: the handshake, a reset, what
+the segment acknowledges of the peer's data (and the RTT sample that closes), the advertised
+window, this side's data (new, retransmitted, reordered or a keep-alive) and the close.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whodunnet.capture.constants import (
+    HALF,
+    M32,
+    MAX_EXAMPLES,
+    MAX_RTT_US,
+    MAX_WSCALE,
+    NO_ACK,
+    PINNED_SHARE,
+    RTO_IDLE,
+    SEG_CONTROL,
+    SEG_KEEPALIVE,
+    SEG_NEW,
+    SEG_OUT_OF_ORDER,
+    SEG_RESET,
+    SEG_RETRANSMISSION,
+    SEG_SYN_RETRY,
+    SKETCH_RTT,
+    SKETCH_WINDOW,
+    TH_ACK,
+    TH_CWR,
+    TH_ECE,
+    TH_FIN,
+    TH_RST,
+    TH_SYN,
+    WRAP,
+)
+from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
+from whodunnet.capture.kernel import hot, jit
+from whodunnet.capture.kernel.decode import tcp_options
+from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
+from whodunnet.capture.kernel.holes import fill_hole, forget_below, open_hole
+from whodunnet.capture.kernel.sketch import add
+from whodunnet.capture.kernel.types import Buffer, Rows
+
+# ---- finding the connection ---------------------------------------------------------------
+
+
+@jit
+def key_hash(a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool) -> U64:
+    h = mix(np.uint64(GOLDEN), a_hi)
+    h = mix(h, a_lo)
+    h = mix(h, b_hi)
+    h = mix(h, b_lo)
+    return mix(h, np.uint64((a_port << 17) | (b_port << 1) | (1 if v6 else 0)))
+
+
+@jit
+def lookup(
+    ht: Ints, conns: Rows, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool
+) -> tuple[int, int]:
+    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1)."""
+    size = ht.shape[0]
+    j = slot_index(key_hash(a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6), size)
+    while True:
+        c = ht[j]
+        if c < 0:
+            return j, -1
+        k: Conn = conns[c]
+        if (
+            k.a_ip_lo == a_lo
+            and k.b_ip_lo == b_lo
+            and k.a_port == a_port
+            and k.b_port == b_port
+            and k.a_ip_hi == a_hi
+            and k.b_ip_hi == b_hi
+            and k.v6 == v6
+        ):
+            return j, c
+        j = next_slot(j, size)
+
+
+@jit
+def rehash(ht: Ints, conns: Rows, n: int) -> None:
+    """Fill an empty ``ht`` with connections 0..n-1 (a 4-tuple maps to its newest)."""
+    for i in range(n):
+        k: Conn = conns[i]
+        j, _ = lookup(ht, conns, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
+        ht[j] = i
+
+
+@jit
+def new_connection(
+    conns: Rows, g: Scan, pk: Packet, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int
+) -> int:
+    """The next connection row (rows past ``Scan.conns`` are always blank)."""
+    c = g.conns
+    g.conns += 1
+    k: Conn = conns[c]
+    k.a_ip_hi = a_hi
+    k.a_ip_lo = a_lo
+    k.b_ip_hi = b_hi
+    k.b_ip_lo = b_lo
+    k.a_port = a_port
+    k.b_port = b_port
+    k.v6 = pk.v6
+    k.first_pkt = pk.frame
+    k.last_pkt = pk.frame
+    k.first_ts = pk.ts
+    k.last_ts = pk.ts
+    return c
+
+
+@hot
+def find_connection(pk: Packet, conns: Rows, sides: Rows, ht: Ints, g: Scan) -> None:
+    """The connection and side of the segment in ``pk`` (``Packet.conn``, ``Packet.side``),
+    starting a new connection when it is one."""
+    src_first = pk.src_hi < pk.dst_hi or (
+        pk.src_hi == pk.dst_hi and (pk.src_lo < pk.dst_lo or (pk.src_lo == pk.dst_lo and pk.sport <= pk.dport))
+    )
+    if src_first:
+        d = 0
+        a_hi, a_lo, a_port, b_hi, b_lo, b_port = pk.src_hi, pk.src_lo, pk.sport, pk.dst_hi, pk.dst_lo, pk.dport
+    else:
+        d = 1
+        a_hi, a_lo, a_port, b_hi, b_lo, b_port = pk.dst_hi, pk.dst_lo, pk.dport, pk.src_hi, pk.src_lo, pk.sport
+    j, c = lookup(ht, conns, a_hi, a_lo, b_hi, b_lo, a_port, b_port, pk.v6)
+    if c >= 0 and pk.tcp_flags & (TH_SYN | TH_ACK) == TH_SYN:
+        base = sides[2 * c + d].seq_base
+        if base != -1 and base != pk.seq:
+            c = -1  # port reuse: a new initial sequence number, a new connection
+    if c < 0:
+        c = new_connection(conns, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
+        ht[j] = c
+    pk.conn = c
+    pk.side = d
+
+
+# ---- updating it ----------------------------------------------------------------------------
+
+
+@jit
+def unwrap(rel32: int, near: int) -> int:
+    """A 32-bit relative sequence number as the 64-bit one nearest ``near``."""
+    diff = (rel32 - near) & M32
+    if diff >= HALF:
+        diff -= WRAP
+    return near + diff
+
+
+@jit
+def keep_example(times: Floats, marks: Flags, frames: Ints, n: int, ts: float, mark: bool, frame: int) -> int:
+    """Keep one of the first MAX_EXAMPLES events (time, flag, packet); returns the new count."""
+    if n < MAX_EXAMPLES:
+        times[n] = ts
+        marks[n] = mark
+        frames[n] = frame
+        return n + 1
+    return n
+
+
+@jit
+def start_side(s: Side, seq: int, syn: bool, ts: float) -> None:
+    """A side's first segment: Wireshark's base is the SYN's own number, or one before it."""
+    s.seq_base = seq if syn else (seq - 1) & M32
+    s.max_end = 0 if syn else 1
+    s.first_ts = ts
+
+
+@jit
+def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int) -> None:
+    """A SYN or SYN-ACK: who the client is, retries, ECN setup flags and handshake options."""
+    ts = pk.ts
+    flags = pk.tcp_flags
+    if flags & TH_ACK:
+        if k.client == -1:
+            k.client = 1 - d
+        s.synack_count += 1
+        ecn = flags & (TH_ECE | TH_CWR) == TH_ECE  # ECN accepted
+        s.n_synack_ev = keep_example(s.synack_time, s.synack_ecn, s.synack_frame, s.n_synack_ev, ts, ecn, pk.frame)
+    else:
+        if k.client == -1:
+            k.client = d
+        s.syn_count += 1
+        ecn = flags & (TH_ECE | TH_CWR) == TH_ECE | TH_CWR  # ECN setup asked
+        s.n_syn_ev = keep_example(s.syn_time, s.syn_ecn, s.syn_frame, s.n_syn_ev, ts, ecn, pk.frame)
+    s.isn = pk.seq
+    s.syn_win = pk.win
+    mss, ws, sack, tsopt = tcp_options(buf, pk)
+    if mss >= 0:
+        s.mss = mss
+    s.wscale = ws
+    s.sack = s.sack or sack
+    s.tsopt = s.tsopt or tsopt
+    if flags & TH_ACK and p.syn_count and not k.scale_known:
+        # RFC 7323: windows are scaled only when both the SYN and the SYN-ACK offered a scale.
+        k.scale_known = True
+        if ws >= 0 and p.wscale >= 0:
+            k.scale[d] = min(ws, MAX_WSCALE)
+            k.scale[1 - d] = min(p.wscale, MAX_WSCALE)
+
+
+@jit
+def track_handshake_ack(k: Conn, s: Side, p: Side, d: int, ts: float, frame: int) -> None:
+    """The client's first ACK after a SYN-ACK completes the handshake and gives the initial
+    RTT, which from then on tells reordering from retransmission (``Conn.ooo_thresh``)."""
+    if k.hs_ack_ts < 0 and d == k.client and p.synack_count:
+        k.hs_ack_ts = ts
+        k.hs_ack_pkt = frame
+        if s.n_syn_ev and ts > s.syn_time[0]:
+            k.ooo_thresh = ts - s.syn_time[0]
+
+
+@jit
+def track_reset(s: Side, p: Side, ts: float, frame: int) -> None:
+    """A RST: the first one, and whether it answers data the peer sent after this side's FIN."""
+    if s.rst_ts < 0:
+        s.rst_ts = ts
+        s.rst_pkt = frame
+    if s.fin_ts >= 0 and p.dapf_pkts and s.rst_after_fin_ts < 0:
+        s.rst_after_fin_ts = ts
+        s.rst_after_fin_pkt = frame
+
+
+@jit
+def take_rtt_sample(entries: Rows, g: Scan, p: Side, prow: int, sample: float) -> None:
+    """One RTT sample of the peer's data (seconds), kept in µs in its sketch."""
+    add(entries, g, p, prow, SKETCH_RTT, int(min(sample * 1e6, MAX_RTT_US)))
+    p.rtt_n += 1
+    if p.rtt_min < 0 or sample < p.rtt_min:
+        p.rtt_min = sample
+    p.rtt_max = max(p.rtt_max, sample)
+
+
+@jit
+def track_ack(entries: Rows, g: Scan, p: Side, prow: int, ack: int, ts: float) -> int:
+    """What this segment acknowledges of the peer's data; returns it relative to the peer's base."""
+    a = unwrap((ack - p.seq_base) & M32, p.max_end)
+    if not p.ack_valid or a > p.acked:
+        p.acked = a
+        p.ack_valid = True
+        if p.n_holes and p.holes[0, 0] < a:
+            forget_below(p, a)
+    if p.timed_end and a >= p.timed_end:
+        sample = ts - p.timed_ts
+        p.timed_end = 0
+        if sample >= 0:
+            take_rtt_sample(entries, g, p, prow, sample)
+    return a
+
+
+@jit
+def track_window(
+    entries: Rows, g: Scan, k: Conn, s: Side, row: int, d: int, win: int, fin: bool, ts: float, frame: int
+) -> None:
+    """The window this side advertised (scaled when known), and zero windows with their time."""
+    w = win << k.scale[d]
+    s.win_last = w
+    add(entries, g, s, row, SKETCH_WINDOW, w)
+    if s.win_min < 0 or w < s.win_min:
+        s.win_min = w
+    s.win_max = max(s.win_max, w)
+    if win == 0 and not fin:
+        s.zero_count += 1
+        if s.zero_start < 0:
+            s.zero_start = ts
+            if not s.zero_first_pkt:
+                s.zero_first_pkt = frame
+    elif win and s.zero_start >= 0:
+        s.zero_total += ts - s.zero_start
+        s.zero_start = -1.0
+
+
+@jit
+def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int) -> None:
+    """A retransmission: RTO-style after ≥ RTO_IDLE of silence, else fast; no RTT from it (Karn)."""
+    s.retrans += 1
+    s.retrans_bytes += payload
+    if idle >= RTO_IDLE:
+        s.rto += 1
+        s.rto_wait += idle
+        n = s.n_rto_ex
+        if n < MAX_EXAMPLES:
+            s.rto_frame[n] = frame
+            s.rto_time[n] = ts
+            s.rto_idle[n] = idle
+            s.n_rto_ex = n + 1
+    if s.timed_end and rel < s.timed_end:
+        s.timed_end = 0
+    s.max_end = max(s.max_end, seg_end)
+
+
+@jit
+def track_in_flight(s: Side, p: Side) -> None:
+    """Bytes in flight when this side sent data, and whether they stood at the peer's window."""
+    inflight = s.max_end - s.acked
+    s.max_inflight = max(s.max_inflight, inflight)
+    if p.win_last > 0:
+        s.pinned_checked += 1
+        if inflight >= PINNED_SHARE * p.win_last:
+            s.pinned += 1
+
+
+@jit
+def track_data(
+    k: Conn,
+    s: Side,
+    p: Side,
+    rel: int,
+    seglen: int,
+    payload: int,
+    syn: bool,
+    fin: bool,
+    ts: float,
+    idle: float,
+    frame: int,
+) -> int:
+    """This side's sequence space: new, a SYN retry, a keep-alive, reordered or retransmitted.
+
+    Returns the SEG_* class.
+    """
+    if not seglen:
+        return SEG_CONTROL
+    if payload:
+        s.data_pkts += 1
+        if s.first_data_ts < 0:
+            s.first_data_ts = ts
+        s.last_data_ts = ts
+        if p.fin_ts >= 0:
+            s.dapf_pkts += 1
+            s.dapf_bytes += payload
+    seg_end = rel + seglen
+    max_end = s.max_end
+    if seg_end > max_end and rel >= max_end:
+        kind = SEG_NEW
+        if payload and not s.timed_end:
+            s.timed_end = seg_end
+            s.timed_ts = ts
+        if rel > max_end and not syn:
+            open_hole(s, max_end, rel)
+        s.max_end = seg_end
+        s.adv_ts = ts
+    elif syn:
+        kind = SEG_SYN_RETRY
+    elif payload <= 1 and not fin and rel == max_end - 1:
+        kind = SEG_KEEPALIVE
+    elif fill_hole(s, rel, min(seg_end, max_end)) and ts - s.adv_ts < k.ooo_thresh and seg_end != max_end:
+        # Space never seen here, soon after the highest segment: reordered (Wireshark's rule).
+        # Space already seen is always a retransmission, however soon it comes.
+        s.ooo += 1
+        kind = SEG_OUT_OF_ORDER
+    else:
+        kind = SEG_RETRANSMISSION
+        count_retransmission(s, payload, rel, seg_end, idle, ts, frame)
+    if payload and s.ack_valid:
+        track_in_flight(s, p)
+    return kind
+
+
+@jit
+def track_fin(s: Side, p: Side, ts: float, frame: int) -> None:
+    """This side's first FIN, and how much of the peer's data it had not acknowledged."""
+    s.fin_ts = ts
+    s.fin_pkt = frame
+    if p.ack_valid:
+        s.peer_unacked_at_fin = max(0, p.max_end - p.acked)
+
+
+@hot
+def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, g: Scan) -> None:
+    """Update the segment's connection (``Packet.conn``) with it; the table's view of the
+    segment (relative numbers, SEG_* class) goes back into ``pk``."""
+    c = pk.conn
+    d = pk.side
+    k: Conn = conns[c]
+    row = 2 * c + d
+    s: Side = sides[row]
+    p: Side = sides[row ^ 1]
+    ts = pk.ts
+    frame = pk.frame
+    flags = pk.tcp_flags
+    idle = ts - k.last_ts
+    k.last_ts = ts
+    k.last_pkt = frame
+    s.pkts += 1
+    s.payload += pk.payload
+    s.flags_sent |= flags
+    syn = flags & TH_SYN != 0
+    fin = flags & TH_FIN != 0
+    pk.seglen = pk.payload + (1 if syn else 0) + (1 if fin else 0)
+    if s.seq_base == -1:
+        start_side(s, pk.seq, syn, ts)
+    rel = unwrap((pk.seq - s.seq_base) & M32, s.max_end)
+    pk.rel_seq = rel
+    pk.rel_ack = NO_ACK
+    if syn:
+        track_syn(buf, pk, k, s, p, d)
+    elif flags & TH_ACK:
+        track_handshake_ack(k, s, p, d, ts, frame)
+    if flags & TH_RST:
+        track_reset(s, p, ts, frame)
+        pk.kind = SEG_RESET
+        return
+    if flags & TH_ACK and p.seq_base != -1:
+        pk.rel_ack = track_ack(entries, g, p, row ^ 1, pk.ack, ts)
+    if not syn and pk.win >= 0:  # SYN windows are never scaled
+        track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
+    pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
+    if fin and s.fin_ts < 0:
+        track_fin(s, p, ts, frame)
