@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import shutil
 import statistics
 import struct
 import subprocess
@@ -257,6 +258,7 @@ def main() -> int:
         print(
             f"  bisect {bisect}: {job['status']}, {steps} steps, - / {at(job['started_at'])} / {at(job['finished_at'])}"
         )
+    shutil.rmtree(folder, ignore_errors=True)  # the captures and the repository: the bisect is over
     failed = sum(sum(counter.values()) for counter in errors.values())
     return 1 if failed or not done else 0
 
