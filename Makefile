@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 NPM := npm
 TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
 
-.PHONY: install dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench fuzz demo clean
+.PHONY: install dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench bench-load fuzz demo clean
 
 install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html e2e/node_modules/.installed
 
@@ -71,6 +71,11 @@ bench: install
 	mkdir -p .data/bench
 	$(PY) bench/upload_memory.py
 	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip --pcapng .data/bench/bulk.pcap
+
+# 50 readers of the timeline and evidence list during two analyses and a bisect, against a running `make dev`
+# (the same WHODUNNET_PORT). Not part of `make test`: a figure, not a pass or fail.
+bench-load: install
+	$(PY) bench/load.py
 
 FUZZ_SECONDS ?= 300
 # One fuzz target for every evidence kind (and content detection); new inputs stay in .data/fuzz/<kind>.

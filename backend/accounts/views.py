@@ -6,6 +6,7 @@ from django.contrib.auth import authenticate, login, logout
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import ValidationError
@@ -25,13 +26,25 @@ def csrf(request: Request) -> Response:
     return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-@extend_schema(request=LoginSerializer, responses={200: MeSerializer})
+@extend_schema(
+    request=LoginSerializer,
+    responses={200: MeSerializer},
+    description="Needs the csrftoken cookie (GET /api/auth/csrf/) echoed in X-CSRFToken. After "
+    "WHODUNNET_LOGIN_FAILURE_LIMIT failures for one username from one address: 429 with Retry-After.",
+)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 def login_view(request: Request) -> Response:
+    # DRF exempts views from CSRF and checks it only for a session that is already signed in: a sign-in form
+    # on another site could otherwise sign a browser into an account of the attacker's choosing.
+    SessionAuthentication().enforce_csrf(request)
     form = LoginSerializer(data=request.data)
     form.is_valid(raise_exception=True)
-    user = authenticate(request, username=form.validated_data["username"], password=form.validated_data["password"])
+    # The Django request, not DRF's: django-axes marks it when the sign-in is locked out, and its middleware
+    # answers 429 (accounts/lockout.py).
+    user = authenticate(
+        request._request, username=form.validated_data["username"], password=form.validated_data["password"]
+    )
     if user is None:
         raise ValidationError({"detail": "Wrong username or password."})
     login(request._request, user)
@@ -45,9 +58,13 @@ def logout_view(request: Request) -> Response:
     return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-@extend_schema(responses={200: MeSerializer})
+@extend_schema(responses={200: MeSerializer, 204: None}, description="204 when nobody is signed in.")
 @api_view(["GET"])
+@permission_classes([AllowAny])
 def me(request: Request) -> Response:
+    # Not a 403 for the signed-out: the app asks on every load, and a browser logs every 4xx as an error.
+    if not request.user.is_authenticated:
+        return Response(status=status.HTTP_204_NO_CONTENT)
     return Response(MeSerializer(current_user(request)).data)
 
 

@@ -10,9 +10,15 @@ from typing import Any
 
 
 def beat_schedule(
-    *, reconcile_seconds: float, bisect_tick_seconds: float, reap_uploads_seconds: float
+    *, reconcile_seconds: float, bisect_tick_seconds: float, reap_uploads_seconds: float, outbox_relay_seconds: float
 ) -> dict[str, dict[str, Any]]:
     return {
+        # A task whose send failed after its transaction committed (the broker was down) waits in the outbox;
+        # once beat can reach the broker again, this sends it. Tasks claim their rows: a duplicate is a no-op.
+        "relay-outbox": {
+            "task": "outbox.relay",
+            "schedule": outbox_relay_seconds,
+        },
         # A run whose enqueue was lost (broker down at commit) or whose worker was killed
         # would otherwise sit queued/running forever: re-queue it; the claim keeps it single.
         "reconcile-analysis-runs": {

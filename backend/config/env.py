@@ -80,3 +80,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None or raw.strip() == "":
         return default
     return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def env_header(name: str, default: tuple[str, str] | None) -> tuple[str, str] | None:
+    """A request header and the value that means "this request came over HTTPS", written as
+    ``X-Forwarded-Proto: https``; returned the way Django's SECURE_PROXY_SSL_HEADER wants it
+    (``("HTTP_X_FORWARDED_PROTO", "https")``)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    header, sep, value = raw.partition(":")
+    header, value = header.strip(), value.strip()
+    if not sep or not value or not re.fullmatch(r"[A-Za-z0-9-]+", header):
+        raise ImproperlyConfigured(f"{name} must look like 'X-Forwarded-Proto: https', not {raw!r}")
+    return "HTTP_" + header.upper().replace("-", "_"), value

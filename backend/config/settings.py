@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 from config import queues
-from config.env import env_bool, env_float, env_int, env_list, env_required, env_size, env_str
+from config.env import env_bool, env_float, env_header, env_int, env_list, env_required, env_size, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 REPO_DIR = BASE_DIR.parent
@@ -29,6 +30,9 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "django_celery_beat",
+    "axes",
+    "csp",
+    "outbox",
     "accounts",
     "incidents",
     "evidence",
@@ -38,6 +42,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before WhiteNoise, so the index.html WhiteNoise serves from the frontend's folder gets the header too.
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -45,6 +51,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Near the end, so its process_exception runs first: a database or broker outage is a JSON 503
+    # (config/errors.py).
+    "config.errors.ServiceUnavailableMiddleware",
+    # Turns a sign-in refused for too many failures into a 429 (accounts/lockout.py). Axes wants it last.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -54,7 +65,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Overrides of other apps' templates: django-celery-beat's admin form without its inline script (the CSP).
+        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -70,15 +82,60 @@ TEMPLATES = [
 DATABASES = {"default": dj_database_url.parse(env_required("DATABASE_URL"), conn_max_age=60)}
 
 # --- security -------------------------------------------------------------
+# Behind HTTPS set these (see .env.example, "Production"); `manage.py check --deploy` passes with them
+# (tests/test_sign_in.py). Off by default so `make dev` works on http://127.0.0.1.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+# The header a TLS-terminating proxy sets, e.g. "X-Forwarded-Proto: https". Only behind such a proxy: a client
+# could send it itself.
+SECURE_PROXY_SSL_HEADER = env_header("DJANGO_SECURE_PROXY_SSL_HEADER", None)
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy on every response (django-csp). The built SPA is one module script and one
+# stylesheet from /assets/; React sets styles through the DOM, which style-src does not govern.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# --- sign-in: lockout after repeated failures (django-axes, docs/decisions/0012) ---------------------------
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out (username, address) before the password hash is computed.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("WHODUNNET_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_float("WHODUNNET_LOGIN_LOCKOUT_MINUTES", 15.0, minimum=0.1) / 60  # hours, as axes wants
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_ip"
+AXES_SENSITIVE_PARAMETERS = ["password"]
+AXES_VERBOSE = False
+# How many proxies in front of the web process append to X-Forwarded-For; 0: the peer address is the client's.
+TRUSTED_PROXY_COUNT = env_int("WHODUNNET_TRUSTED_PROXY_COUNT", 0, minimum=0)
 
 # --- static files: the built React app is served by WhiteNoise -----------
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The scripts those template overrides load instead of inline ones.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 FRONTEND_DIST = Path(env_str("WHODUNNET_FRONTEND_DIST", str(REPO_DIR / "frontend" / "dist")))
 WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
 WHITENOISE_INDEX_FILE = False
@@ -152,6 +209,8 @@ CELERY_TIMEZONE = "UTC"
 # and may be claimed again; the reconciler re-queues such runs.
 RUN_STALE_SECONDS = env_float("WHODUNNET_RUN_STALE_SECONDS", 60.0, minimum=1.0)
 RECONCILE_INTERVAL_SECONDS = env_float("WHODUNNET_RECONCILE_SECONDS", 15.0, minimum=1.0)
+# How often beat sends what the outbox still holds (tasks whose send failed while the broker was down).
+OUTBOX_RELAY_SECONDS = env_float("WHODUNNET_OUTBOX_RELAY_SECONDS", 5.0, minimum=0.5)
 
 # --- bisect jobs --------------------------------------------------------------
 # Each worker keeps bare clones of the repositories it bisects (a kernel clone is gigabytes)
@@ -190,4 +249,5 @@ CELERY_BEAT_SCHEDULE = beat_schedule(
     reconcile_seconds=RECONCILE_INTERVAL_SECONDS,
     bisect_tick_seconds=BISECT_TICK_SECONDS,
     reap_uploads_seconds=UPLOAD_REAP_SECONDS,
+    outbox_relay_seconds=OUTBOX_RELAY_SECONDS,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.functions import TransactionNow
 from django.db import models
 
 from accounts.models import Team
@@ -96,17 +97,23 @@ class EventKind(models.TextChoices):
 
 
 class TimelineEvent(models.Model):
-    """Something that happened in an incident; the timeline is append-only."""
+    """Something that happened in an incident; the timeline is append-only, read in (created_at, id) order.
+
+    ``created_at`` is set by PostgreSQL to the start of the transaction that writes the event (``now()``, not
+    the statement's time, nor the clock of whichever host wrote it): so every event that a transaction still
+    open may yet commit is at or after that transaction's start, which is what lets a reader's cursor never
+    skip a late commit (``selectors.timeline_after``, docs/decisions/0011).
+    """
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=20, choices=EventKind.choices)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(db_default=TransactionNow())
     summary = models.TextField()
     data = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["id"]
-        indexes = [models.Index(fields=["incident", "id"])]
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["incident", "created_at", "id"], name="timeline_keyset")]

@@ -59,10 +59,12 @@ class IncidentUpdateSerializer(serializers.Serializer[Any]):
 
 
 class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
-    id = serializers.IntegerField(read_only=True, help_text="Event id; increases over time.")
+    id = serializers.IntegerField(read_only=True, help_text="Event id, unique; with created_at, the timeline's order.")
     kind = serializers.ChoiceField(choices=EventKind.choices, read_only=True, help_text="What happened.")
     actor = serializers.SerializerMethodField(help_text="Who did it; null for the system.")
-    created_at = serializers.DateTimeField(read_only=True, help_text="When.")
+    created_at = serializers.DateTimeField(
+        read_only=True, help_text="When: the start of the database transaction that recorded it."
+    )
     summary = serializers.CharField(read_only=True, help_text="One line for people.")
     # The API field is called data; it shadows Serializer.data only for type checkers.
     data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")  # type: ignore[assignment]
@@ -73,6 +75,22 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
 
     def get_actor(self, event: TimelineEvent) -> str | None:
         return event.actor.get_username() if event.actor else None
+
+
+class TimelinePageSerializer(serializers.Serializer[Any]):
+    events = EventSerializer(many=True, read_only=True, help_text="Events, oldest first (created_at, then id).")
+    next = serializers.CharField(
+        read_only=True, help_text="Pass as after= to get what happens next; poll with it. Opaque."
+    )
+    earlier = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text="Pass as before= for the page of events before this page's first new event; null when there "
+        "are none. Opaque.",
+    )
+    more = serializers.BooleanField(
+        read_only=True, help_text="More events are already waiting after next: ask again now, not in a second."
+    )
 
 
 class NoteSerializer(serializers.Serializer[Any]):

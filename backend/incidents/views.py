@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import current_user, teams_for
-from incidents import selectors, services
+from incidents import cursors, selectors, services
 from incidents.models import Status
 from incidents.serializers import (
     EventSerializer,
@@ -18,6 +18,7 @@ from incidents.serializers import (
     IncidentSerializer,
     IncidentUpdateSerializer,
     NoteSerializer,
+    TimelinePageSerializer,
 )
 
 
@@ -72,18 +73,44 @@ class IncidentDetailView(APIView):
 class TimelineView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", OpenApiTypes.INT, required=False, description="Only events with a larger id.")
+            OpenApiParameter(
+                "after", OpenApiTypes.STR, required=False, description="A page's next cursor: what came since."
+            ),
+            OpenApiParameter(
+                "before", OpenApiTypes.STR, required=False, description="A page's earlier cursor: the page before."
+            ),
         ],
-        responses={200: EventSerializer(many=True)},
+        responses={200: TimelinePageSerializer},
+        description="Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0011).",
     )
     def get(self, request: Request, incident_id: int) -> Response:
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        raw_after = request.query_params.get("after")
+        raw_after, raw_before = request.query_params.get("after"), request.query_params.get("before")
+        if raw_after and raw_before:
+            return Response({"detail": "Give after= or before=, not both."}, status=400)
         try:
-            after = int(raw_after) if raw_after else None
-        except ValueError:
-            return Response({"after": ["Must be an event id."]}, status=400)
-        return Response(EventSerializer(selectors.timeline(incident=incident, after=after), many=True).data)
+            cursor = (
+                cursors.decode(raw_after or raw_before or "", incident_id=incident.pk)
+                if raw_after or raw_before
+                else None
+            )
+        except cursors.BadCursor as exc:
+            return Response({"after" if raw_after else "before": [f"Not a valid cursor: {exc}."]}, status=400)
+        if cursor is None:
+            page = selectors.timeline_newest(incident=incident)
+        elif isinstance(cursor, cursors.After) and raw_after:
+            page = selectors.timeline_after(incident=incident, cursor=cursor)
+        elif isinstance(cursor, cursors.Before) and raw_before:
+            page = selectors.timeline_before(incident=incident, cursor=cursor)
+        else:
+            return Response({"detail": "That cursor belongs to the other parameter."}, status=400)
+        body = {
+            "events": EventSerializer(page.events, many=True).data,
+            "next": cursors.encode(page.next, incident_id=incident.pk),
+            "earlier": None if page.earlier is None else cursors.encode(page.earlier, incident_id=incident.pk),
+            "more": page.more,
+        }
+        return Response(body)
 
 
 class NoteView(APIView):

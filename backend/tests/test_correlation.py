@@ -67,7 +67,7 @@ def test_it_analyses_a_file_again_as_the_kind_a_person_chose(owner: User, teamma
     assert response.json()["analysis"]["forced_kind"] == "sysctl"
     services.execute_run(run_id=response.json()["analysis"]["id"])
     assert AnalysisRun.objects.filter(evidence=evidence).count() == 2
-    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
     assert "client.log: kind strace → sysctl; analysing it again" in summaries
     card = client.get(url).json()
     assert card["kind"] == "sysctl"
@@ -127,7 +127,7 @@ def test_a_teammate_changes_the_bbr_candidate_settings_and_the_file_is_read_agai
     assert again.run_id == card["analysis"]["id"]
     # Flows of 1 KB and more now count: every snapshot with the slow reader has data.
     assert again.data["params"]["min_bytes"] == 1000 and again.data["intervals"] == 12
-    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
     assert "ss-tinmoe-timeseries.txt: BBR-candidate settings min_bytes 1000; analysing it again" in summaries
 
 
@@ -154,7 +154,7 @@ def test_interface_limits_given_on_the_card_decide_whether_a_link_is_near_its_li
     # 323,244 bytes in 10 s is 259 kbit/s: 86 % of the 300 kbit/s limit given on the card.
     assert (row["interface"], row["limit_bps"], row["limit_source"]) == ("lo", 300_000, "given limit")
     assert round(row["utilisation"], 2) == 0.86 and usage.data["near_limit"] == ["lo"]
-    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()]
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
     assert "ip-s-link-lo-after.txt: interface limits lo 300 kbit/s; analysing it again" in summaries
 
 

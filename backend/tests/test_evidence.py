@@ -70,7 +70,7 @@ def test_it_serves_evidence_back_only_as_an_attachment(owner: User, incident: An
 @pytest.mark.django_db
 def test_it_puts_the_upload_on_the_timeline(owner: User, teammate: User, incident: Any) -> None:
     upload(client_for(owner), incident, (DATA / "retransmit-fast009.pcap").read_bytes())
-    events = client_for(teammate).get(f"/api/incidents/{incident.pk}/timeline/").json()
+    events = client_for(teammate).get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]
     assert events[-1]["kind"] == "evidence_uploaded"
     assert events[-1]["actor"] == "olive"
     assert "client.pcap" in events[-1]["summary"]

@@ -29,7 +29,7 @@ def test_it_opens_an_incident_with_four_unlooked_steps_and_a_timeline_event(owne
     steps = client.get(f"/api/incidents/{body['id']}/checklist/").json()
     assert [s["layer"] for s in steps] == ["neighbours", "network", "application", "kernel"]
     assert {s["verdict"] for s in steps} == {"not_looked_at"}
-    events = client.get(f"/api/incidents/{body['id']}/timeline/").json()
+    events = client.get(f"/api/incidents/{body['id']}/timeline/").json()["events"]
     assert [e["kind"] for e in events] == ["incident_opened"]
     assert events[0]["actor"] == "olive"
 
@@ -54,7 +54,7 @@ def test_it_requires_a_rationale_to_change_a_verdict(owner: User, incident: Any)
     assert accepted.status_code == 200
     assert accepted.json()["verdict"] == "cleared"
     assert accepted.json()["updated_by"] == "olive"
-    last = client.get(f"/api/incidents/{incident.pk}/timeline/").json()[-1]
+    last = client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"][-1]
     assert last["kind"] == "verdict_changed"
     assert last["data"] == {
         "layer": "network",
@@ -70,8 +70,10 @@ def test_it_returns_only_newer_events_after_a_cursor(owner: User, teammate: User
     client_for(teammate).post(
         f"/api/incidents/{incident.pk}/notes/", {"text": "SYN retries on the client"}, format="json"
     )
-    newer = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/?after={first[-1]['id']}").json()
-    assert [(e["kind"], e["actor"], e["summary"]) for e in newer] == [("note", "tom", "SYN retries on the client")]
+    newer = client_for(owner).get(f"/api/incidents/{incident.pk}/timeline/", {"after": first["next"]}).json()
+    assert [(e["kind"], e["actor"], e["summary"]) for e in newer["events"]] == [
+        ("note", "tom", "SYN retries on the client")
+    ]
 
 
 @pytest.mark.django_db

@@ -12,6 +12,7 @@ from bisects import dispatch as bisects_dispatch
 from config.celery import app
 from config.queues import WORKERS
 from evidence import dispatch as evidence_dispatch
+from outbox import dispatch as outbox_dispatch
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ def registered() -> set[str]:
 def dispatched() -> set[str]:
     return {
         value
-        for module in (analysis_dispatch, bisects_dispatch, evidence_dispatch)
+        for module in (analysis_dispatch, bisects_dispatch, evidence_dispatch, outbox_dispatch)
         for name, value in vars(module).items()
         if name.isupper() and isinstance(value, str)
     }

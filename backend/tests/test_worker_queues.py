@@ -48,6 +48,18 @@ def workers(evidence_dir: Path, tmp_path: Path, bisect_cache: Path) -> Iterator[
             log_dir=log_dir,
             extra_env={"WHODUNNET_BISECT_CACHE_DIR": str(bisect_cache)},
         ).start()
+    # Each worker sends the reconcilers as it starts (analysis/tasks.py, bisects/tasks.py) and the analysis worker
+    # runs them. Let both sweeps run before the test queues its step: on a loaded machine a sweep that came later
+    # than the test's stale age (3 s, tests/worker.py) after the step was queued would rightly re-queue it, leaving
+    # a second message on the bisect queue behind the running step.
+    for worker in started.values():
+        worker.wait_ready()
+    wait_for(
+        lambda: started["analysis"].count(r"bisects\.reconcile_steps\[\S+\] succeeded") >= 2,
+        timeout=60,
+        what="the start-up reconcilers",
+        worker=started["analysis"],
+    )
     yield started
     for worker in started.values():
         worker.stop()

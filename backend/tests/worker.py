@@ -6,6 +6,7 @@ Each serves the queues of one entry of ``config.queues.WORKERS`` ("analysis" or 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -96,6 +97,23 @@ class WorkerProcess:
 
     def logs(self) -> str:
         return "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(self.log_dir.glob("worker-*.log")))
+
+    def count(self, pattern: str) -> int:
+        """How many lines of this worker's whole log match ``pattern`` (a regular expression)."""
+        found = re.compile(pattern)
+        return sum(
+            1
+            for p in self.log_dir.glob("worker-*.log")
+            for line in p.read_text(errors="replace").splitlines()
+            if found.search(line)
+        )
+
+    def wait_ready(self, timeout: float = 120) -> WorkerProcess:
+        """Wait until Celery says the worker consumes (its ``worker_ready`` handlers have run by then)."""
+        wait_for(
+            lambda: self.count(r"@\S+ ready\.$"), timeout=timeout, what=f"the {self.kind} worker to start", worker=self
+        )
+        return self
 
 
 def wait_for(

@@ -30,6 +30,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the csrftoken cookie (GET /api/auth/csrf/) echoed in X-CSRFToken. After WHODUNNET_LOGIN_FAILURE_LIMIT failures for one username from one address: 429 with Retry-After. */
         post: operations["auth_login_create"];
         delete?: never;
         options?: never;
@@ -60,6 +61,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description 204 when nobody is signed in. */
         get: operations["auth_me_retrieve"];
         put?: never;
         post?: never;
@@ -505,7 +507,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["incidents_timeline_list"];
+        /** @description Without a cursor: the newest page. Pages hold at most 500 events (docs/decisions/0011). */
+        get: operations["incidents_timeline_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1144,7 +1147,7 @@ export interface components {
             factor: number;
         };
         Event: {
-            /** @description Event id; increases over time. */
+            /** @description Event id, unique; with created_at, the timeline's order. */
             readonly id: number;
             /**
              * @description What happened.
@@ -1170,7 +1173,7 @@ export interface components {
             readonly actor: string | null;
             /**
              * Format: date-time
-             * @description When.
+             * @description When: the start of the database transaction that recorded it.
              */
             readonly created_at: string;
             /** @description One line for people. */
@@ -2368,6 +2371,16 @@ export interface components {
             /** @description Why reading stopped early, if it did. */
             error: string | null;
         };
+        TimelinePage: {
+            /** @description Events, oldest first (created_at, then id). */
+            readonly events: components["schemas"]["Event"][];
+            /** @description Pass as after= to get what happens next; poll with it. Opaque. */
+            readonly next: string;
+            /** @description Pass as before= for the page of events before this page's first new event; null when there are none. Opaque. */
+            readonly earlier: string | null;
+            /** @description More events are already waiting after next: ask again now, not in a second. */
+            readonly more: boolean;
+        };
         Token: {
             /** @description API token for the Authorization: Token header. */
             readonly token: string;
@@ -2513,6 +2526,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
+            };
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3684,11 +3704,13 @@ export interface operations {
             };
         };
     };
-    incidents_timeline_list: {
+    incidents_timeline_retrieve: {
         parameters: {
             query?: {
-                /** @description Only events with a larger id. */
-                after?: number;
+                /** @description A page's next cursor: what came since. */
+                after?: string;
+                /** @description A page's earlier cursor: the page before. */
+                before?: string;
             };
             header?: never;
             path: {
@@ -3703,7 +3725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"][];
+                    "application/json": components["schemas"]["TimelinePage"];
                 };
             };
         };

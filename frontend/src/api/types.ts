@@ -70,7 +70,8 @@ export type Layer = ChecklistStep['layer'];
 export type Verdict = ChecklistStep['verdict'];
 export type VerdictUpdate = Body<paths['/api/incidents/{incident_id}/checklist/{layer}/']['patch']>;
 
-export type TimelineEvent = Ok<paths['/api/incidents/{incident_id}/timeline/']['get']>[number];
+export type TimelinePage = Ok<paths['/api/incidents/{incident_id}/timeline/']['get']>;
+export type TimelineEvent = TimelinePage['events'][number];
 export type EventKind = TimelineEvent['kind'];
 export type NoteCreate = Body<paths['/api/incidents/{incident_id}/notes/']['post']>;
 

@@ -8,13 +8,13 @@ export const authKeys = {
   me: ['auth', 'me'] as const,
 };
 
-/** The signed-in user, or `null` when signed out (the API answers 403). */
+/** The signed-in user, or `null` when signed out (the API answers 204, not an error a browser would log). */
 export const meQueryOptions = () =>
   queryOptions({
     queryKey: authKeys.me,
     queryFn: async ({ signal }): Promise<Me | null> => {
       const result = await api.GET('/api/auth/me/', { signal });
-      if (result.response.status === 403 || result.response.status === 401) return null;
+      if (result.response.status === 204) return null;
       return unwrap(result);
     },
     staleTime: 60_000,
@@ -57,6 +57,7 @@ export function useCreateToken() {
 
 export function loginErrorMessage(error: unknown): string {
   if (error instanceof ApiError) {
+    if (error.status === 429) return error.message;
     if (error.status === 400 || error.status === 401 || error.status === 403) {
       return error.message.startsWith('Request failed') ? 'Wrong username or password.' : error.message;
     }

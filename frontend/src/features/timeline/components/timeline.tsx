@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useMemo, useRef } from 'react';
 
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
 import type { TimelineEvent } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
 
-import { timelineQueryOptions } from '../api/timeline-api';
+import { byTime, timelineEvents, timelineQueryOptions, useLoadEarlier } from '../api/timeline-api';
 import { EVENT_KIND_LABEL } from '../labels';
 import { NoteForm } from './note-form';
 
@@ -33,23 +33,34 @@ interface TimelineProps {
   onNewEvents?: (events: TimelineEvent[]) => void;
 }
 
-/** Everything that happened in the incident, oldest first and newest last, updated live. */
+/** What happened in the incident, oldest first and newest last, opening on the newest and updated live. */
 export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
   const timeline = useQuery(timelineQueryOptions(incidentId));
+  const loadEarlier = useLoadEarlier(incidentId);
   const id = useId();
-  const lastSeen = useRef<number | null>(null);
+  const seen = useRef<{ ids: Set<number>; first: TimelineEvent } | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
-  const events = timeline.data;
+  const state = timeline.data;
+  const events = useMemo(() => (state ? timelineEvents(state) : undefined), [state]);
+  const earlier = state?.chunks[0]?.earlier ?? null;
 
   useEffect(() => {
-    const last = events?.at(-1)?.id;
-    if (!events || last === undefined) return;
-    const previous = lastSeen.current;
-    lastSeen.current = last;
-    if (previous !== null && last > previous) onNewEvents?.(events.filter((e) => e.id > previous));
+    const first = events?.[0];
+    if (!events || first === undefined) return;
+    const previous = seen.current;
+    seen.current = { ids: new Set(events.map((e) => e.id)), first };
+    if (previous === null) {
+      // First load: show the newest event.
+      if (listRef.current) listRef.current.scrollTop = listRef.current.scrollHeight;
+      return;
+    }
+    // New: not shown before, and not one of the older events "Load earlier" brought in.
+    const fresh = events.filter((e) => !previous.ids.has(e.id) && byTime(e, previous.first) > 0);
+    if (fresh.length > 0) onNewEvents?.(fresh);
+    if (fresh.length === 0) return;
     // Keep the newest event in view unless the reader has scrolled up to read older ones.
     const box = listRef.current;
-    if (box && (previous === null || box.scrollHeight - box.scrollTop - box.clientHeight < 120)) {
+    if (box && box.scrollHeight - box.scrollTop - box.clientHeight < 120) {
       box.scrollTop = box.scrollHeight;
     }
   }, [events, onNewEvents]);
@@ -61,6 +72,21 @@ export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
       {timeline.isError && <ErrorMessage>Could not load the timeline: {timeline.error.message}</ErrorMessage>}
       {events && (
         <div className="timeline__log" role="log" aria-label="Timeline events" ref={listRef} tabIndex={0}>
+          {earlier !== null && (
+            <button
+              type="button"
+              className="button timeline__earlier"
+              disabled={loadEarlier.isPending}
+              onClick={() => {
+                loadEarlier.mutate(earlier);
+              }}
+            >
+              {loadEarlier.isPending ? 'Loading earlier…' : 'Load earlier'}
+            </button>
+          )}
+          {loadEarlier.isError && (
+            <ErrorMessage>Could not load earlier events: {loadEarlier.error.message}</ErrorMessage>
+          )}
           {events.length === 0 ? (
             <p className="muted">Nothing yet.</p>
           ) : (

@@ -2,11 +2,11 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 
-import type { TimelineEvent } from '@/api/types';
+import type { TimelineEvent, TimelinePage } from '@/api/types';
 import { json, mockApi, setCsrfCookie } from '@/testing/mock-api';
 import { renderWithProviders } from '@/testing/render';
 
-import { mergeEvents, pollCursor } from '../../api/timeline-api';
+import { appendPage, MAX_LIVE_EVENTS, timelineEvents, type TimelineState } from '../../api/timeline-api';
 import { Timeline } from '../timeline';
 
 function event(id: number, overrides: Partial<TimelineEvent> = {}): TimelineEvent {
@@ -21,70 +21,105 @@ function event(id: number, overrides: Partial<TimelineEvent> = {}): TimelineEven
   };
 }
 
+function events(from: number, to: number): TimelineEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => event(from + i));
+}
+
+function page(body: Partial<TimelinePage>): TimelinePage {
+  return { events: [], next: 'n0', earlier: null, more: false, ...body };
+}
+
+describe('timeline state', () => {
+  it('lists events once, in created_at then id order, whatever order the pages came in', () => {
+    const state: TimelineState = {
+      chunks: [
+        { events: [event(2), event(3)], earlier: 'e1' },
+        // A late commit: a transaction that started first, read after event 3.
+        { events: [event(1, { created_at: '2024-05-01T09:59:59Z' }), event(3), event(4)], earlier: 'e3' },
+      ],
+      next: 'n',
+      reading: false,
+    };
+    expect(timelineEvents(state).map((e) => e.id)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('keeps a reader following the live end to the newest events, in whole pages', () => {
+    let state: TimelineState = { chunks: [{ events: events(1, 500), earlier: 'e0' }], next: 'n0', reading: false };
+    for (let p = 1; p <= 6; p += 1) {
+      state = appendPage(state, page({ events: events(p * 500 + 1, p * 500 + 500), earlier: `e${p}`, next: `n${p}` }));
+    }
+    const shown = timelineEvents(state);
+    expect(shown.length).toBeLessThanOrEqual(MAX_LIVE_EVENTS);
+    expect(shown.at(-1)?.id).toBe(3500);
+    // The first kept page's own cursor: "Load earlier" goes on from exactly there.
+    expect(state.chunks[0]?.earlier).toBe(`e${7 - state.chunks.length}`);
+    expect(state.next).toBe('n6');
+  });
+
+  it('keeps everything while the reader is reading back', () => {
+    let state: TimelineState = { chunks: [{ events: events(1, 500), earlier: 'e0' }], next: 'n0', reading: true };
+    for (let p = 1; p <= 6; p += 1) state = appendPage(state, page({ events: events(p * 500 + 1, p * 500 + 500) }));
+    expect(timelineEvents(state)).toHaveLength(3500);
+  });
+});
+
 describe('Timeline', () => {
-  it('merges new events in id order without duplicates', () => {
-    const previous = [event(1), event(2)];
-    expect(mergeEvents(previous, [])).toBe(previous);
-    expect(mergeEvents(previous, [event(2), event(4), event(3)]).map((e) => e.id)).toEqual([1, 2, 3, 4]);
-  });
-
-  it('keeps its cursor behind the newest event so a late commit with a lower id is not skipped', () => {
-    expect(pollCursor([])).toBeUndefined();
-    expect(pollCursor([event(1)])).toBeUndefined();
-    const second = event(2, { created_at: '2024-05-01T09:59:55Z' });
-    const newest = event(5, { created_at: '2024-05-01T10:00:00Z' });
-    const seen = [event(1, { created_at: '2024-05-01T09:00:00Z' }), second, newest];
-    expect(pollCursor(seen)).toBe(1);
-    const late = event(4, { created_at: '2024-05-01T09:59:58Z', summary: 'committed late' });
-    expect(mergeEvents(seen, [second, late, newest]).map((e) => e.id)).toEqual([1, 2, 4, 5]);
-  });
-
-  it('polls for events after the last one and appends them, newest last', async () => {
+  it('opens on the newest events, loads earlier ones in front, and appends what the cursor brings', async () => {
+    const user = userEvent.setup();
     const onNewEvents = vi.fn();
-    let pending: TimelineEvent[] = [];
+    let live: TimelinePage[] = [];
     const { requests } = mockApi({
-      'GET /api/incidents/9/timeline/': (request) =>
-        json(
-          request.search
-            ? pending
-            : [
-                event(1, { kind: 'incident_opened', summary: 'Incident opened', created_at: '2024-05-01T09:00:00Z' }),
-                ...pending,
-              ],
-        ),
+      'GET /api/incidents/9/timeline/': (request) => {
+        const query = new URLSearchParams(request.search);
+        if (query.get('before') === 'e-newest')
+          return json(page({ events: [event(1, { summary: 'Incident opened' })] }));
+        if (query.get('after')) return json(live.shift() ?? page({ next: query.get('after') ?? '' }));
+        return json(page({ events: [event(501), event(502)], earlier: 'e-newest', next: 'n1' }));
+      },
     });
     renderWithProviders(<Timeline incidentId={9} onNewEvents={onNewEvents} />);
 
     const log = await screen.findByRole('log', { name: 'Timeline events' });
-    expect(within(log).getByText('Incident opened')).toBeInTheDocument();
+    expect(within(log).getByText('event 502')).toBeInTheDocument();
+    expect(within(log).queryByText('Incident opened')).not.toBeInTheDocument();
 
-    pending = [event(2, { actor: 'bob', kind: 'verdict_changed', summary: 'Network: cleared' })];
+    await user.click(within(log).getByRole('button', { name: 'Load earlier' }));
+    expect(await within(log).findByText('Incident opened')).toBeInTheDocument();
+    expect(within(log).queryByRole('button', { name: 'Load earlier' })).not.toBeInTheDocument();
+
+    // Two pages waiting at once (more: true): both arrive in the same poll.
+    live = [
+      page({ events: [event(503, { actor: 'bob', summary: 'Network: cleared' })], next: 'n2', more: true }),
+      page({ events: [event(504, { summary: 'second page' })], next: 'n3' }),
+    ];
     await waitFor(
       () => {
-        expect(within(log).getByText('Network: cleared')).toBeInTheDocument();
+        expect(within(log).getByText('second page')).toBeInTheDocument();
       },
       { timeout: 2500 },
     );
-    await waitFor(
-      () => {
-        expect(requests.some((r) => r.search === '?after=1')).toBe(true);
-      },
-      { timeout: 2500 },
-    );
+    const afters = requests.map((r) => new URLSearchParams(r.search).get('after')).filter(Boolean);
+    expect(afters.slice(0, 2)).toEqual(['n1', 'n2']);
     const items = within(log).getAllByRole('listitem');
-    expect(items.map((li) => within(li).getByText(/^(Incident opened|Network: cleared)$/).textContent)).toEqual([
+    expect(items.map((li) => li.querySelector('.event__summary')?.textContent)).toEqual([
       'Incident opened',
+      'event 501',
+      'event 502',
       'Network: cleared',
+      'second page',
     ]);
-    expect(items[1]).toHaveTextContent('bob');
-    expect(onNewEvents).toHaveBeenCalledWith([expect.objectContaining({ id: 2 })]);
+    expect(onNewEvents).toHaveBeenCalledWith([
+      expect.objectContaining({ id: 503 }),
+      expect.objectContaining({ id: 504 }),
+    ]);
+    expect(onNewEvents).not.toHaveBeenCalledWith([expect.objectContaining({ id: 1 })]);
   });
 
   it('adds a note with Enter', async () => {
     const user = userEvent.setup();
     setCsrfCookie();
     const { requests } = mockApi({
-      'GET /api/incidents/9/timeline/': () => json([]),
+      'GET /api/incidents/9/timeline/': () => json(page({})),
       'POST /api/incidents/9/notes/': () => json(event(5, { summary: 'Checked the LB' }), 201),
     });
     renderWithProviders(<Timeline incidentId={9} />);
