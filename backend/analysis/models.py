@@ -38,6 +38,9 @@ class AnalysisRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The reconciler's re-sends of a row still waiting: a backlog must not grow a duplicate message per sweep.
+    resends = models.PositiveSmallIntegerField(default=0)
+    resend_after = models.DateTimeField(null=True, blank=True)
     engine_version = models.CharField(max_length=20, blank=True)
     summary = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)

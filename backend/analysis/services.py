@@ -26,6 +26,7 @@ from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
+from outbox import services as outbox
 from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,9 @@ def claim_run(*, run_id: int) -> uuid.UUID | None:
             progress=0.0,
             progress_message="starting",
             attempts=F("attempts") + 1,
+            # Claimed: the message arrived. Should this worker die, the next sweep re-sends at once.
+            resends=0,
+            resend_after=None,
         )
     )
     return token if claimed else None
@@ -366,12 +370,20 @@ def reconcile_runs() -> int:
     """Re-queue runs whose message was lost or whose worker died; returns how many."""
     now = timezone.now()
     stale = now - dt.timedelta(seconds=settings.RUN_STALE_SECONDS)
-    orphaned = AnalysisRun.objects.filter(
-        Q(status=RunStatus.QUEUED, queued_at__lt=stale) | Q(status=RunStatus.RUNNING, heartbeat_at__lt=stale)
-    ).values_list("pk", flat=True)
+    orphaned = (
+        AnalysisRun.objects.filter(
+            Q(status=RunStatus.QUEUED, queued_at__lt=stale) | Q(status=RunStatus.RUNNING, heartbeat_at__lt=stale)
+        )
+        .filter(Q(resend_after__isnull=True) | Q(resend_after__lt=now))
+        .values_list("pk", "resends")
+    )
     count = 0
-    for run_id in orphaned:
+    for run_id, resends in orphaned:
         dispatch.analyze(run_id=run_id)
+        AnalysisRun.objects.filter(pk=run_id).update(
+            resends=resends + 1,
+            resend_after=outbox.next_resend(now=now, stale_seconds=settings.RUN_STALE_SECONDS, resends=resends),
+        )
         count += 1
     if count:
         logger.info("re-queued %d orphaned analysis run(s)", count)

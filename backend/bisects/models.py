@@ -216,6 +216,9 @@ class BisectStep(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The reconciler's re-sends of a row still waiting: a backlog must not grow a duplicate message per sweep.
+    resends = models.PositiveSmallIntegerField(default=0)
+    resend_after = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["job", "index"]

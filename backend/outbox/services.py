@@ -9,6 +9,7 @@ commit hook and a relay racing) does the work once.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -71,3 +72,17 @@ def _relay(message_ids: list[int]) -> tuple[int, bool]:
             sent.append(message.pk)
         Message.objects.filter(pk__in=sent).delete()
     return len(sent), failed
+
+
+#: A waiting row is re-sent after the stale time, then after 2x, 4x ... that (at most 64x) since its last re-send.
+MAX_BACKOFF_DOUBLINGS = 6
+
+
+def next_resend(*, now: dt.datetime, stale_seconds: float, resends: int) -> dt.datetime:
+    """When a reconciler may send a still-waiting row's task again, after it has been re-sent ``resends`` times.
+
+    A run queued behind a long backlog (or a bisect step behind an hours-long one) is not lost, only waiting:
+    re-sending it on every sweep would add a no-op message per sweep to the queue. Backing off exponentially
+    keeps a lost message's recovery quick (one stale time) and a long wait's duplicates few (log2 of the wait).
+    """
+    return now + dt.timedelta(seconds=stale_seconds * 2 ** min(resends, MAX_BACKOFF_DOUBLINGS))

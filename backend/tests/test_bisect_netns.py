@@ -93,9 +93,9 @@ int main(int argc, char **argv) {
 REPRO_SH = r"""# Build xfer.c and time a transfer over the sandbox's own loopback; print transfer_seconds.
 set -u
 cc -O2 -o "$WHODUNNET_SCRATCH/xfer" xfer.c || exit 125
-"$WHODUNNET_SCRATCH/xfer" server 127.0.0.1 5001 "$XFER_BYTES" &
+"$WHODUNNET_SCRATCH/xfer" server 127.0.0.1 "$XFER_PORT" "$XFER_BYTES" &
 server=$!
-"$WHODUNNET_SCRATCH/xfer" client 127.0.0.1 5001 || exit 255
+"$WHODUNNET_SCRATCH/xfer" client 127.0.0.1 "$XFER_PORT" || exit 255
 wait $server
 """
 COMMITS, PLANTED = 48, 31
@@ -154,7 +154,9 @@ def test_it_bisects_a_socket_buffer_regression_measured_inside_the_sandbox(
 ) -> None:
     planted = build_repo(tmp_path / "xfer")
     # The worker's host already listens on the port the reproducer uses: its runs must not see it.
-    taken = socket.create_server(("127.0.0.1", 5001))
+    # (A port of the kernel's choosing, so two checkouts running this test at once do not collide.)
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
     response = client_for(owner).post(
         f"/api/incidents/{incident.pk}/bisects/",
         {
@@ -162,7 +164,7 @@ def test_it_bisects_a_socket_buffer_regression_measured_inside_the_sandbox(
             "good": "good",
             "bad": "bad",
             "command": REPRO_SH,
-            "env": {"XFER_BYTES": "1048576"},
+            "env": {"XFER_BYTES": "1048576", "XFER_PORT": str(port)},
             "rule": "metric",
             "metric": "transfer_seconds",
             "threshold": 0.1,

@@ -16,6 +16,7 @@ import threading
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -24,6 +25,7 @@ from bisects import dispatch, workspace
 from bisects.models import ACTIVE_JOB_STATUSES, BisectJob, BisectStep, JobStatus, StepStatus, StepVerdict
 from incidents.models import EventKind
 from incidents.services import record_event
+from outbox import services as outbox
 from whodunnet.bisect.errors import BisectError
 from whodunnet.bisect.session import BisectSession, Candidate, Done
 from whodunnet.bisect.spec import BisectSpec
@@ -50,6 +52,9 @@ def claim_step(*, step_id: int, worker: str = "") -> uuid.UUID | None:
             heartbeat_at=now,
             claims=F("claims") + 1,
             worker=worker[:200],
+            # Claimed: the message arrived. Should this worker die, the next sweep re-sends at once.
+            resends=0,
+            resend_after=None,
         )
     )
     return token if claimed else None
@@ -300,13 +305,20 @@ def fail_step(*, step_id: int, token: uuid.UUID, message: str) -> None:
 
 def reconcile_steps() -> int:
     """Re-queue steps whose message was lost or whose worker died; returns how many."""
+    now = timezone.now()
     stale = workspace.stale_before()
-    orphaned = BisectStep.objects.filter(job__status__in=ACTIVE_JOB_STATUSES).filter(
-        Q(status=StepStatus.QUEUED, queued_at__lt=stale) | Q(status=StepStatus.RUNNING, heartbeat_at__lt=stale)
+    orphaned = (
+        BisectStep.objects.filter(job__status__in=ACTIVE_JOB_STATUSES)
+        .filter(Q(status=StepStatus.QUEUED, queued_at__lt=stale) | Q(status=StepStatus.RUNNING, heartbeat_at__lt=stale))
+        .filter(Q(resend_after__isnull=True) | Q(resend_after__lt=now))
     )
     count = 0
     for step in orphaned.select_related("job"):
         dispatch.run_step(step_id=step.pk, time_limit=step.job.step_time_limit)
+        BisectStep.objects.filter(pk=step.pk).update(
+            resends=step.resends + 1,
+            resend_after=outbox.next_resend(now=now, stale_seconds=settings.RUN_STALE_SECONDS, resends=step.resends),
+        )
         count += 1
     if count:
         logger.info("re-queued %d orphaned bisect step(s)", count)
