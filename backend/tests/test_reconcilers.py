@@ -47,6 +47,7 @@ def test_it_resends_a_waiting_run_once_then_backs_off(owner: User, incident: Any
     assert services.reconcile_runs() == 0  # the next sweep, seconds later: still waiting, not re-sent
     assert sent_for("analysis.analyze_evidence", run.pk) == before + 1
     run.refresh_from_db()
+    assert run.resend_after is not None
     first_wait = run.resend_after - timezone.now()
     assert (
         dt.timedelta(seconds=settings.RUN_STALE_SECONDS - 5)
@@ -57,7 +58,7 @@ def test_it_resends_a_waiting_run_once_then_backs_off(owner: User, incident: Any
     AnalysisRun.objects.filter(pk=run.pk).update(resend_after=timezone.now() - dt.timedelta(seconds=1))
     assert services.reconcile_runs() == 1
     run.refresh_from_db()
-    assert run.resends == 2
+    assert run.resends == 2 and run.resend_after is not None
     assert run.resend_after - timezone.now() > dt.timedelta(seconds=2 * settings.RUN_STALE_SECONDS - 5)
 
 
