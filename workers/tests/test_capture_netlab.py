@@ -85,7 +85,9 @@ def test_a_small_receive_buffer_over_a_long_path_caps_throughput_and_a_deadline_
         assert win.data["receiver"] == "client"
         timeout = found["tcp.app_timeout_close"]
         assert timeout.data["closer"] == "client" and timeout.data["connections"] == 3
-        assert timeout.data["age"] == pytest.approx(2.5, abs=0.2)
+        # The client's 2.5 s deadline starts when connect() returns, one handshake after the SYN the
+        # age is counted from; a loaded machine may wake the client a little late.
+        assert 2.5 <= timeout.data["age"] <= 2.5 + win.data["rtt"] + 0.3, timeout.explanation
     assert "tcp.rst_after_fin" in kinds(result.findings, 0)
     # Nothing is lost between the two capture points: the network is cleared.
     (cleared,) = [f for f in result.findings if f.kind == "path.no_loss_between_captures"]
