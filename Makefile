@@ -70,7 +70,7 @@ test: install lint typecheck test-workers test-backend test-frontend e2e
 bench: install
 	mkdir -p .data/bench
 	$(PY) bench/upload_memory.py
-	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip --pcapng .data/bench/bulk.pcap
+	$(PY) workers/bench/bench_shapes.py --dir .data/bench
 
 # 50 readers of the timeline and evidence list during two analyses and a bisect, against a running `make dev`
 # (the same WHODUNNET_PORT). Not part of `make test`: a figure, not a pass or fail.
