@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any, TextIO
@@ -50,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = analyze(args.files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning)
     if args.json:
-        json.dump(result.to_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result.to_json_bytes() + b"\n")
     else:
         print_report(result, sys.stdout)
     return 0
