@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from outbox import services as outbox
-from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity
+from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity, json_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -161,7 +161,27 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
     return True
 
 
-CONNECTION_BATCH = 2000
+#: The connection table's columns, in the order ``_store_connections`` writes them.
+CONNECTION_COLUMNS = (
+    "run_id",
+    "evidence_id",
+    "conn_id",
+    "client",
+    "server",
+    "first_time",
+    "duration",
+    "packets_c2s",
+    "packets_s2c",
+    "bytes_c2s",
+    "bytes_s2c",
+    "retrans_c2s",
+    "retrans_s2c",
+    "syn_count",
+    "zero_windows",
+    "has_rst",
+    "rtt_ms",
+    "detail",
+)
 
 
 def _endpoint(ip: str, port: int) -> str:
@@ -169,38 +189,39 @@ def _endpoint(ip: str, port: int) -> str:
 
 
 def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Iterable[Any]) -> None:
-    """The capture's connection table, in batches (a capture can hold many thousands)."""
+    """The capture's connection table, streamed into PostgreSQL with COPY (a capture can hold a million).
+
+    Each row's sortable columns plus the engine's whole row as JSON (``json_bytes``, straight from
+    the dataclass). COPY runs inside the caller's transaction, like the inserts it replaces.
+    """
     run.connections.all().delete()
-    batch: list[CaptureConnection] = []
-    for conn in connections:
-        row = dataclasses.asdict(conn)
-        c2s, s2c = row["c2s"], row["s2c"]
-        batch.append(
-            CaptureConnection(
-                run=run,
-                evidence=evidence,
-                conn_id=row["id"],
-                client=_endpoint(row["client_ip"], row["client_port"]),
-                server=_endpoint(row["server_ip"], row["server_port"]),
-                first_time=row["first_time"],
-                duration=row["duration"],
-                packets_c2s=c2s["packets"],
-                packets_s2c=s2c["packets"],
-                bytes_c2s=c2s["payload_bytes"],
-                bytes_s2c=s2c["payload_bytes"],
-                retrans_c2s=c2s["retransmissions"],
-                retrans_s2c=s2c["retransmissions"],
-                syn_count=row["syn_count"],
-                zero_windows=c2s["zero_windows"] + s2c["zero_windows"],
-                has_rst=row["first_rst_by"] is not None,
-                rtt_ms=row["initial_rtt"] * 1000 if row["initial_rtt"] is not None else None,
-                detail=row,
+    table = connection.ops.quote_name(CaptureConnection._meta.db_table)
+    sql = f"COPY {table} ({', '.join(CONNECTION_COLUMNS)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for conn in connections:
+            c2s, s2c = conn.c2s, conn.s2c
+            copy.write_row(
+                (
+                    run.pk,
+                    evidence.pk,
+                    conn.id,
+                    _endpoint(conn.client_ip, conn.client_port),
+                    _endpoint(conn.server_ip, conn.server_port),
+                    conn.first_time,
+                    conn.duration,
+                    c2s.packets,
+                    s2c.packets,
+                    c2s.payload_bytes,
+                    s2c.payload_bytes,
+                    c2s.retransmissions,
+                    s2c.retransmissions,
+                    conn.syn_count,
+                    c2s.zero_windows + s2c.zero_windows,
+                    conn.first_rst_by is not None,
+                    conn.initial_rtt * 1000 if conn.initial_rtt is not None else None,
+                    json_bytes(conn).decode(),
+                )
             )
-        )
-        if len(batch) >= CONNECTION_BATCH:
-            CaptureConnection.objects.bulk_create(batch)
-            batch = []
-    CaptureConnection.objects.bulk_create(batch)
 
 
 def correlate(*, incident_id: int) -> int:

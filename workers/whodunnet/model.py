@@ -94,13 +94,18 @@ class AnalysisResult:
         return asdict(self)
 
     def to_json_bytes(self) -> bytes:
-        """``to_json()`` as indented JSON, written by orjson straight from the dataclasses.
+        """``to_json()`` as indented JSON (``json_bytes``): the same document, about 25 times faster."""
+        return json_bytes(self, indent=True)
 
-        The same document as ``json.dumps(self.to_json(), indent=2)``, about 25 times faster: a
-        capture's connection table is most of it (``dataclasses.asdict`` deep-copies every row).
-        """
-        option = orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
-        return orjson.dumps(self, default=_jsonable, option=option)
+
+def json_bytes(value: Any, *, indent: bool = False) -> bytes:
+    """A result, or any part of one, as JSON, written by orjson straight from the dataclasses.
+
+    The same document as ``json.dumps(dataclasses.asdict(value))``: a capture's connection table
+    is most of a result, and ``asdict`` deep-copies every row before ``json`` walks it again.
+    """
+    option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+    return orjson.dumps(value, default=_jsonable, option=option)
 
 
 def _jsonable(value: Any) -> Any:
