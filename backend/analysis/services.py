@@ -22,7 +22,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from analysis import dispatch
-from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
+from analysis.models import (
+    CONNECTION_COLUMNS,
+    AnalysisRun,
+    CaptureConnection,
+    Correlation,
+    Finding,
+    FindingSeverity,
+    RunStatus,
+)
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
@@ -161,29 +169,6 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
     return True
 
 
-#: The connection table's columns, in the order ``_store_connections`` writes them.
-CONNECTION_COLUMNS = (
-    "run_id",
-    "evidence_id",
-    "conn_id",
-    "client",
-    "server",
-    "first_time",
-    "duration",
-    "packets_c2s",
-    "packets_s2c",
-    "bytes_c2s",
-    "bytes_s2c",
-    "retrans_c2s",
-    "retrans_s2c",
-    "syn_count",
-    "zero_windows",
-    "has_rst",
-    "rtt_ms",
-    "detail",
-)
-
-
 def _endpoint(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
@@ -196,7 +181,8 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
     """
     run.connections.all().delete()
     table = connection.ops.quote_name(CaptureConnection._meta.db_table)
-    sql = f"COPY {table} ({', '.join(CONNECTION_COLUMNS)}) FROM STDIN"
+    columns = ("run_id", "evidence_id", *CONNECTION_COLUMNS, "detail")  # the order of each row below
+    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for conn in connections:
             c2s, s2c = conn.c2s, conn.s2c
