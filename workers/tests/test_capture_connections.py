@@ -277,3 +277,28 @@ def test_time_sequence_marks_retransmissions() -> None:
     ts = time_sequence(CAPTURES / "wireshark-retrans.pcap", c.id)
     # The graph marks segments below the highest sequence sent; the table also tells out-of-order apart.
     assert 0.8 * c.side(ts.sender).retransmissions <= sum(ts.seg_retransmission) <= ts.segments_total
+
+
+def test_a_thinned_time_sequence_keeps_every_retransmission_and_window_change() -> None:
+    from whodunnet.capture import time_sequence
+    from whodunnet.capture.timeseq import TimeSequence
+
+    path = CAPTURES / "206_example_b.pcap"  # 841 data segments, 108 of them retransmitted
+    full = time_sequence(path, 0, max_points=100_000)
+    small = time_sequence(path, 0, max_points=300)  # 459 ACKs with 78 window changes
+    assert full.stride == 1 and small.stride > 1 and len(small.seg_time) <= 300 and len(small.ack_time) <= 300
+
+    def retransmitted(ts: TimeSequence) -> set[tuple[float, int]]:
+        return {(t, s) for t, s, r in zip(ts.seg_time, ts.seg_seq, ts.seg_retransmission, strict=True) if r}
+
+    def window_changes(ts: TimeSequence) -> set[tuple[float, int]]:
+        points = [(t, e - a) for t, a, e in zip(ts.ack_time, ts.ack_seq, ts.ack_window_edge, strict=True)]
+        return {p for i, p in enumerate(points) if i == 0 or p[1] != points[i - 1][1]}
+
+    assert len(retransmitted(full)) == 108
+    assert retransmitted(small) == retransmitted(full)
+    assert 10 < len(window_changes(full)) < 150
+    assert len(small.ack_time) < len(full.ack_time)
+    assert window_changes(full) <= {
+        (t, e - a) for t, a, e in zip(small.ack_time, small.ack_seq, small.ack_window_edge, strict=True)
+    }
