@@ -10,6 +10,7 @@ TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
 .PHONY: install dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench bench-load fuzz demo clean
 
 install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html e2e/node_modules/.installed
+	@$(PY) -m whodunnet.capture.warm  # numba's compile happens here, not in a user's first analysis
 
 $(VENV)/.installed: backend/requirements.txt backend/requirements-dev.txt workers/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
