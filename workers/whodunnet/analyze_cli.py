@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from typing import Any, TextIO
@@ -23,6 +24,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("files", metavar="FILE", nargs="+", help="evidence files; the kind is detected from content")
     p.add_argument("--json", action="store_true", help="print one JSON object (evidence + findings)")
+    p.add_argument(
+        "--connections",
+        action="store_true",
+        help="with --json: also every capture's whole connection table (one row per TCP connection)",
+    )
     p.add_argument(
         "--max-input-bytes",
         type=_positive_int,
@@ -49,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = analyze(args.files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning)
     if args.json:
+        if not args.connections:  # the table can be most of the output: asked for, not by default
+            result = dataclasses.replace(
+                result, evidence=tuple(dataclasses.replace(ev, connections=()) for ev in result.evidence)
+            )
         sys.stdout.flush()
         sys.stdout.buffer.write(result.to_json_bytes() + b"\n")
     else:
