@@ -18,8 +18,8 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cmp_to_key
 from datetime import datetime
+from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any
 
 from whodunnet.model import EvidenceResult
@@ -176,8 +176,14 @@ class Diff:
 
     def data(self) -> dict[str, Any]:
         """The keys every diff finding's data starts with."""
-        return {"delta": self.before is not None, "interval_s": self.interval_s, "evidence": self.evidence,
-                "host": self.host, "hosts": [self.host] if self.host else [], "ordered_by": self.ordered_by}  # fmt: skip
+        return {
+            "delta": self.before is not None,
+            "interval_s": self.interval_s,
+            "evidence": self.evidence,
+            "host": self.host,
+            "hosts": [self.host] if self.host else [],
+            "ordered_by": self.ordered_by,
+        }
 
 
 def diffs(evidence: Sequence[EvidenceResult], kind: str) -> list[Diff]:
