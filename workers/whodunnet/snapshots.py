@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cmp_to_key
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from whodunnet.model import EvidenceResult
@@ -125,8 +126,11 @@ def _order(evidence: Sequence[EvidenceResult], members: list[int]) -> tuple[list
     hints = [order_hint(evidence[i].path) for i in members]
     if len(members) == 2 and sorted(h for h in hints if h is not None) == [0, 1]:
         return sorted(members, key=lambda i: order_hint(evidence[i].path) or 0), "file name"
-    ordered = sorted(members, key=cmp_to_key(lambda i, j: counters_say_first(evidence[i], evidence[j])))
-    if all(counters_say_first(evidence[i], evidence[j]) == -1 for i, j in zip(ordered, ordered[1:], strict=False)):
+    def compare(i: int, j: int) -> int:
+        return counters_say_first(evidence[i], evidence[j])
+
+    ordered = sorted(members, key=cmp_to_key(compare))
+    if all(compare(i, j) == -1 for i, j in pairwise(ordered)):
         return ordered, "counters"
     return members, "upload order"
 
