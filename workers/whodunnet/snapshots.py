@@ -126,6 +126,7 @@ def _order(evidence: Sequence[EvidenceResult], members: list[int]) -> tuple[list
     hints = [order_hint(evidence[i].path) for i in members]
     if len(members) == 2 and sorted(h for h in hints if h is not None) == [0, 1]:
         return sorted(members, key=lambda i: order_hint(evidence[i].path) or 0), "file name"
+
     def compare(i: int, j: int) -> int:
         return counters_say_first(evidence[i], evidence[j])
 
