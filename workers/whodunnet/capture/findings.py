@@ -778,7 +778,7 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
         "min_connections": len(mins),
         "connections": [r for r in per if r["handshake_s"] or r["min_s"]][:MAX_DATA_ROWS],
     }
-    largest = None
+    largest: dict[str, Any] | None = None
     for c in conns:
         for role in ROLES:
             d = c.side(role)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf
+from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf, window_text
 from whodunnet.kinds.strace.parser import Socket, StraceTrace, Timeout
 from whodunnet.kinds.text import read_with, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
@@ -110,7 +110,7 @@ def rcvbuf_findings(index: int, sockets: list[Socket]) -> list[Finding]:
             {"kernel": label, **window_for_rcvbuf(value, version).to_json()} for label, version in REFERENCE_KERNELS
         ]
         lines = [s.option_lines["SO_RCVBUF"] for s in socks]
-        table = "; ".join(f"{w['kernel']}: {w['window']:,} bytes" for w in windows)
+        table = "; ".join(f"{w['kernel']}: {window_text(w)}" for w in windows)
         out.append(
             Finding(
                 kind="app.rcvbuf_pinned",
