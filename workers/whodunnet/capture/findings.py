@@ -796,8 +796,11 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
             "transfers": len(rows),
             "flat": sum(1 for r in rows if r["flat"]),
         }
+    ports = sorted({c.server_port for c in conns if c.roles_known})
     return {
         "rtt": rtt,
+        "server_ports": ports[:MAX_DATA_ROWS],
+        "server_port_count": len(ports),
         "largest_transfer": largest,
         "deadline_closes": deadline_closes(conns)[:MAX_DATA_ROWS],
         "receive_window": window,
