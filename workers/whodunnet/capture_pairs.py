@@ -482,6 +482,8 @@ def compare_captures(
             e = _with_connections(i, e, limits)
         if e.connections:
             caps.append((i, e))
+    # The same pairs, each the same way round, whatever order the files came in: the client's end first.
+    caps.sort(key=lambda c: (c[1].provenance.role != "client", c[1].provenance.role == "server", c[1].name, c[0]))
     pairs: list[CapturePair] = []
     findings: list[Finding] = []
     for n, (ia, ea) in enumerate(caps):

@@ -35,6 +35,8 @@ from whodunnet.model import EvidenceResult, Finding, Ref
 #: A predicted window "agrees" with the measured one within this share (window-scale rounding,
 #: the receive buffer's own rounding; a different regime differs by 2x or more).
 AGREEMENT = 0.15
+#: Said of a transfer size read from a connection the application closed while data still came.
+CUT_OFF = " before the close cut it off ("
 
 
 def kernel_pairs(evidence: Sequence[EvidenceResult]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -221,7 +223,12 @@ def _transfer(evidence: Sequence[EvidenceResult]) -> tuple[int, str] | None:
         t = ev.summary.get("largest_transfer") or {}
         n = t.get("bytes")
         if isinstance(n, int) and n > 0 and (best is None or n > best[0]):
-            best = (n, f"capture {ev.name}, connection {t.get('connection')}: what the {t.get('sender')} sent")
+            cut = any(c.get("connection") == t.get("connection") for c in ev.summary.get("deadline_closes") or ())
+            best = (
+                n,
+                f"capture {ev.name}, connection {t.get('connection')}: what the {t.get('sender')} sent"
+                + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
+            )
     return best
 
 
@@ -306,6 +313,7 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
     rtt_s = rtt_info[0] if rtt_info else None
     nbytes = size_info[0] if size_info else None
     timeout_ms = timeout_info[0] if timeout_info else None
+    lower_bound = bool(size_info and CUT_OFF in size_info[1])
     rows = []
     for v in kernels:
         est = window_for_rcvbuf(
@@ -320,7 +328,14 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
             else:
                 window, note = None, "depends on the driver's skb->len/truesize: only a capture can say"
         seconds = transfer_seconds(nbytes, window, rtt_s) if nbytes and window and rtt_s else None
-        agrees = abs(measured_window - window) <= AGREEMENT * window if measured_window is not None and window else None
+        fits = seconds * 1000 <= timeout_ms if seconds is not None and timeout_ms else None
+        if fits and lower_bound:
+            fits = None  # at least this many bytes fit: whether the whole transfer does is unknown
+        agrees = (
+            abs(measured_window - window) <= AGREEMENT * window
+            if measured_window is not None and window and not note
+            else None
+        )
         row = {k: val for k, val in est.to_json().items() if k not in ("window", "assumption")}
         rows.append(
             {
@@ -332,7 +347,7 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
                 "window_note": note,
                 "throughput_bps": window * 8 / rtt_s if window and rtt_s else None,
                 "transfer_s": round(seconds, 2) if seconds is not None else None,
-                "fits_timeout": seconds * 1000 <= timeout_ms if seconds is not None and timeout_ms else None,
+                "fits_timeout": fits,
                 "agrees_with_measured": agrees,
             }
         )
@@ -344,7 +359,8 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
         if r["throughput_bps"] is not None:
             text += f", {r['throughput_bps'] / 1e6:.2f} Mbit/s"
         if r["transfer_s"] is not None:
-            text += f", {nbytes:,} bytes in {r['transfer_s']:.1f} s"
+            at_least = "at least " if lower_bound else ""
+            text += f", {at_least}{nbytes:,} bytes in {at_least}{r['transfer_s']:.1f} s"
             if r["fits_timeout"] is not None and timeout_ms is not None:
                 text += f" ({'fits' if r['fits_timeout'] else 'exceeds'} the {timeout_ms / 1000:.1f} s deadline)"
         return text
@@ -377,7 +393,7 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
         " → ".join(
             (f"{r['window']:,} B" if r["window"] is not None else "window unknown")
             + f" on {r['kernel']}"
-            + (f" ({r['transfer_s']:.0f} s)" if r["transfer_s"] is not None else "")
+            + (f" ({'≥ ' if lower_bound else ''}{r['transfer_s']:.0f} s)" if r["transfer_s"] is not None else "")
             for r in rows
         )
         + f" for SO_RCVBUF={so_rcvbuf:,}"
