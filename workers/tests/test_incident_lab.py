@@ -168,7 +168,7 @@ def test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms
     assert (
         link.title
         == f"{dropped:,} drops by the firewall rules of router explain the {link.data['retransmits']:,} TCP retransmissions of client"
-    )  # noqa: E501
+    )
     tails = one(result, "latency.timer_signature")
     assert "rto_min_200ms" in tails.data["matches"], tails.explanation
     assert time.monotonic() - started < 40
