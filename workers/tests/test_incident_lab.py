@@ -165,9 +165,10 @@ def test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms
     assert link.data["interface_host"] == "router" and link.data["drops"] == dropped
     assert link.data["explains_all"] is True and link.severity == "high"
     assert link.data["retransmits"] <= dropped
+    r = link.data["retransmits"]
     assert (
         link.title
-        == f"{dropped:,} drops by the firewall rules of router explain the {link.data['retransmits']:,} TCP retransmissions of client"
+        == f"{dropped:,} drops by the firewall rules of router explain the {r:,} TCP retransmissions of client"
     )
     tails = one(result, "latency.timer_signature")
     assert "rto_min_200ms" in tails.data["matches"], tails.explanation
