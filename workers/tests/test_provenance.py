@@ -94,3 +94,13 @@ def test_cli_host_role_taken_at_and_manifest(tmp_path: Path) -> None:
     assert ev["c2.txt"]["taken_at"] == 1795572000.0  # 2026-11-25T02:00:00Z
     assert (ev["s1.txt"]["host"], ev["s1.txt"]["role"]) == ("server", "server")
     assert (ev["m1.txt"]["host"], ev["m1.txt"]["role"]) == ("mid", "middlebox")
+
+
+def test_fill_a_stored_result_by_the_name_a_person_gave_it() -> None:
+    from whodunnet.model import EvidenceResult
+    from whodunnet.provenance import fill
+
+    stored = EvidenceResult(path="/srv/evidence/ab12cd.bin", kind="counters", summary={"timestamp": 5.0})
+    ev = fill(stored, "server-nstat-before.txt", Provenance(role="hypervisor"))
+    assert (ev.provenance.host, ev.provenance.role, ev.provenance.taken_at) == ("server", "hypervisor", 5.0)
+    assert ev.provenance.source == {"host": "filename", "role": "user", "taken_at": "content"}

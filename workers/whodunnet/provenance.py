@@ -185,6 +185,14 @@ def merge(inferred: Provenance, given: Provenance | None) -> Provenance:
     return Provenance(host=host, role=role, taken_at=taken_at, source=source)
 
 
+def fill(ev: EvidenceResult, name: str | None = None, given: Provenance | None = None) -> EvidenceResult:
+    """``ev`` with its provenance inferred from its content and ``name`` (the name a person gave the
+    file; default its path) and what ``given`` says laid over it. For results the engine did not
+    just make, such as the backend's stored ones (then ``across`` over the incident's list)."""
+    inferred = infer(name if name is not None else ev.path, ev.kind, ev.summary)
+    return replace(ev, provenance=merge(inferred, given))
+
+
 def from_filename(path: str | Path) -> tuple[str | None, str | None]:
     """(host, role) a file name hints at: ``client-nstat.txt`` → ("client", "client"),
     ``db1-nstat-before.txt`` → ("db1", None), ``10.0.0.5_ss.txt`` → ("10.0.0.5", None).
