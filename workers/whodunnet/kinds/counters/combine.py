@@ -392,10 +392,14 @@ def _limit(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> tuple[flo
         if name in s.get("limits_bps", {}):
             return float(s["limits_bps"][name]), "given limit"
         if name in s.get("speeds_mbps", {}):
-            return float(s["speeds_mbps"][name]) * 1e6, "NIC speed from ethtool"
-    for ev in evidence:
-        if ev.kind == KIND and name in ev.summary.get("limits_bps", {}):
+            return float(s["speeds_mbps"][name]) * 1e6, f"NIC speed ({evidence[idx].name})"
+    for ev in evidence:  # another file of the same host: a given limit, or its NIC speed
+        if ev.kind != KIND or ev.provenance.host != d.host:
+            continue
+        if name in ev.summary.get("limits_bps", {}):
             return float(ev.summary["limits_bps"][name]), "given limit"
+        if name in ev.summary.get("speeds_mbps", {}):
+            return float(ev.summary["speeds_mbps"][name]) * 1e6, f"NIC speed ({ev.name})"
     return None, ""
 
 
