@@ -31,6 +31,7 @@ from whodunnet.kernel.versions import version_tuple
 from whodunnet.kernel.window import transfer_seconds, window_for_rcvbuf
 from whodunnet.kinds.sysctl.parser import get_int, values_of
 from whodunnet.model import EvidenceResult, Finding, Ref
+from whodunnet.provenance import order_hint
 
 #: A predicted window "agrees" with the measured one within this share (window-scale rounding,
 #: the receive buffer's own rounding; a different regime differs by 2x or more).
@@ -54,7 +55,15 @@ def kernel_pairs(evidence: Sequence[EvidenceResult]) -> list[tuple[dict[str, Any
                 loose.append(entry)
     pairs = [(p["before"], p["after"]) for p in roled.values() if "before" in p and "after" in p]
     if not pairs and len(loose) >= 2:
-        pairs.append(({**loose[0], "role": "before"}, {**loose[-1], "role": "after"}))
+        # Files that each name one kernel: before/after by the file names' words, else when each
+        # was taken, else the order given.
+        def when(entry: dict[str, Any]) -> tuple[int, float]:
+            ev = evidence[entry["evidence"]]
+            hint = order_hint(ev.path)
+            return (hint if hint is not None else 2, ev.provenance.taken_at or 0.0)
+
+        ordered = sorted(loose, key=when)
+        pairs.append(({**ordered[0], "role": "before"}, {**ordered[-1], "role": "after"}))
     return pairs
 
 
