@@ -72,7 +72,7 @@ def one(result: AnalysisResult, kind: str, **where: object) -> Finding:
 
 def said(result: AnalysisResult) -> list[tuple[str, str]]:
     """What a person reads, whatever position each file had."""
-    return sorted((f.kind, f.title) for f in result.findings)
+    return sorted((f.kind, f.title, f.explanation) for f in result.findings)
 
 
 def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_path: Path) -> None:
@@ -84,6 +84,7 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
     result = analyze(files)
     reversed_result = analyze(list(reversed(files)))
     assert said(result) == said(reversed_result)
+    model_reversed = one(reversed_result, "kernel.receive_window_model")
 
     names = {e.name: e for e in result.evidence}
     assert names["client.pcap"].provenance.host == "client" and names["server.pcap"].provenance.role == "server"
@@ -116,6 +117,7 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
     # The window model uses the measured RTT and the strace deadline, nothing invented.
     model = one(result, "kernel.receive_window_model")
     assert model.data["rtt_source"].startswith("capture client.pcap, handshake")
+    assert model.explanation == model_reversed.explanation
     assert 2 * ONE_WAY_MS <= model.data["rtt_ms"] <= 2 * ONE_WAY_MS + 40
     assert model.data["timeout_source"].startswith("strace client.strace: a poll loop counting down 10.0 s")
     assert model.data["so_rcvbuf"] == RCVBUF and model.data["missing"] == []

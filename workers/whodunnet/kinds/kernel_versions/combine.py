@@ -203,7 +203,9 @@ def _config(evidence: Sequence[EvidenceResult], sysctl_key: str, prop_key: str) 
 
 
 def _captures(evidence: Sequence[EvidenceResult]) -> list[tuple[int, EvidenceResult]]:
-    return [(i, ev) for i, ev in enumerate(evidence) if ev.kind == "capture"]
+    """The captures, the client's first, then by name: the same choice whatever order the files came in."""
+    caps = [(i, ev) for i, ev in enumerate(evidence) if ev.kind == "capture"]
+    return sorted(caps, key=lambda c: (c[1].provenance.role != "client", c[1].name, c[0]))
 
 
 def _capture_rtt(evidence: Sequence[EvidenceResult]) -> tuple[float, str] | None:
