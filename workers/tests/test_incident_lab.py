@@ -232,7 +232,7 @@ def test_seed_004s_conntrack_table_full_on_the_middlebox(
     assert table.data["tuples_exceed_table"] is True and table.severity == "high"
     assert "capture client.pcap" in table.data["server_ports_source"]
     syn = one(result, "tcp.syn_retransmit")
-    assert syn.data["connections"] >= 1 and 0.9 <= syn.data["max_delay"]
+    assert syn.data["connections"] >= 1 and syn.data["max_delay"] >= 0.9
     retrans = one(result, "host.retransmits", host="client")
     assert retrans.data["counters"]["TcpExtTCPSynRetrans"] >= syn.data["connections"]
     tails = one(result, "latency.timer_signature")
