@@ -83,7 +83,7 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
     files = sorted(bundle.iterdir())  # a shell's glob: *-after* before *-before*
     result = analyze(files)
     reversed_result = analyze(list(reversed(files)))
-    assert said(result) == said(reversed_result)
+    assert said(result) == said(reversed_result) == said(analyze(files[::2] + files[1::2]))  # and mixed
     model_reversed = one(reversed_result, "kernel.receive_window_model")
 
     names = {e.name: e for e in result.evidence}
