@@ -240,6 +240,20 @@ def _transfer(evidence: Sequence[EvidenceResult]) -> tuple[int, str] | None:
                 f"capture {ev.name}, connection {t.get('connection')}: what the {t.get('sender')} sent"
                 + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
             )
+    if best is not None:
+        return best
+    for ev in evidence:  # no capture: what the application read from one socket
+        if ev.kind != "strace":
+            continue
+        for sock in ev.summary.get("sockets") or ():
+            n = sock.get("bytes_received")
+            if isinstance(n, int) and n > 0 and (best is None or n > best[0]):
+                cut = bool(sock.get("timeout_lines"))
+                best = (
+                    n,
+                    f"strace {ev.name}: what fd {sock.get('fd')} read"
+                    + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
+                )
     return best
 
 
