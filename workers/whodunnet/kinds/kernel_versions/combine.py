@@ -12,7 +12,8 @@ and what needs it is not computed.
 * RTT: a capture's handshake RTT (median over its connections with a captured handshake), else
   its smallest data RTT; else ``whodunnet.rtt_ms = N`` a person set (sysctl file or app config).
 * transfer size: ``whodunnet.transfer_bytes`` a person set; else the largest transfer a capture
-  saw (one side of one connection: what arrived before any close).
+  saw (one side of one connection), else the most an strace shows read from one socket; cut off
+  by the application's close, it is a lower bound (the transfer can then exceed, never fit).
 * deadline: the deadline an strace poll loop counts down; else an strace fixed close age; else a
   capture's connect-to-close age at a round value while the peer was still sending; else Kafka
   ``request.timeout.ms``; else ``whodunnet.timeout_ms`` a person set.
