@@ -5,6 +5,11 @@ from __future__ import annotations
 from whodunnet.kinds.spec import Field, FindingSpec, Table
 
 FIELDS = {
+    "host": Field("text"),
+    "hosts": Field("text"),
+    "role": Field("text", "Host role"),
+    "ordered_by": Field("text", "Snapshots ordered by"),
+    "pair": Field("text", "Snapshots diffed"),
     "delta": Field("text", "Difference of two snapshots"),
     "interval_s": Field("seconds", "Interval"),
     "evidence": Field("count"),
@@ -44,29 +49,59 @@ FIELDS = {
     "server_ports_source": Field("text", "Server ports from"),
     "possible_tuples": Field("count"),
     "tuples_share_of_max": Field("share", "Tuples against the table size"),
+    "tuples_exceed_table": Field("text", "Port range × server ports exceeds the table"),
+    "interface_host": Field("text", "Dropping host"),
+    "retransmit_host": Field("text", "Retransmitting host"),
+    "rx_dropped": Field("count", "RX drops"),
+    "tx_dropped": Field("count", "TX drops"),
+    "explained": Field("count", "Retransmissions the drops explain"),
+    "explains_all": Field("text", "Drops explain every retransmission"),
+    "arithmetic": Field("text"),
 }
+
+#: What every snapshot finding says about its pair: shown (host, files, order) and kept (the rest).
+_PAIR = ("host", "pair", "ordered_by")
+_PAIR_HIDDEN = ("hosts", "role", "evidence", "delta")
 
 FINDINGS = (
     FindingSpec(
         "host.retransmits",
-        facts=("counters", "retrans_rate", "interval_s", "per_second", "delta", "resets"),
-        hidden=("evidence", "values"),
+        facts=(*_PAIR, "counters", "retrans_rate", "interval_s", "per_second", "resets"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
-        "host.listen_overflows", facts=("listen_overflows", "listen_drops", "interval_s", "delta"), hidden=("values",)
+        "host.listen_overflows",
+        facts=(*_PAIR, "listen_overflows", "listen_drops", "interval_s"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
         "host.interface_drops",
-        facts=("interface", "virtual", "drops", "interval_s", "delta", "stats"),
-        hidden=("values",),
+        facts=(*_PAIR, "interface", "virtual", "drops", "interval_s", "stats"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
         "host.drops_match_retransmits",
-        facts=("interface", "drops", "retransmits", "difference", "retransmit_evidence", "interface_evidence"),
+        facts=(
+            "interface",
+            "interface_host",
+            "retransmit_host",
+            "drops",
+            "rx_dropped",
+            "tx_dropped",
+            "retransmits",
+            "difference",
+            "explained",
+            "explains_all",
+            "arithmetic",
+            "retransmit_evidence",
+            "interface_evidence",
+        ),
+        hidden=("hosts", "evidence"),
     ),
     FindingSpec(
         "neighbours.link_usage",
-        facts=("near_limit", "clears_layer", "reason", "threshold", "interval_s"),
+        facts=(*_PAIR, "near_limit", "clears_layer", "reason", "threshold", "interval_s"),
+        hidden=_PAIR_HIDDEN,
         tables=(
             Table(
                 "interfaces",
@@ -97,7 +132,11 @@ FINDINGS = (
             "server_ports_source",
             "possible_tuples",
             "tuples_share_of_max",
+            "tuples_exceed_table",
             "stats",
+            "interval_s",
+            "host",
         ),
+        hidden=("hosts", "delta", "evidence"),
     ),
 )

@@ -5,6 +5,21 @@ from __future__ import annotations
 from whodunnet.kinds.spec import Field, FindingSpec, Table
 
 FIELDS = {
+    "deadline_source": Field("text", "Deadline from"),
+    "closer": Field("text"),
+    "close_ages_s": Field("seconds", "Closed at ages"),
+    "connections": Field("count"),
+    "connection_ids": Field("connection", "Connections"),
+    "peer_unacked_at_fin": Field("bytes", "Peer unacked at FIN"),
+    "peer_bytes_after_fin": Field("bytes", "Peer bytes after FIN"),
+    "rtt_s": Field("seconds", "Handshake RTT"),
+    "evidence": Field("count"),
+    "hosts": Field("text"),
+    "deadline_ms": Field("ms", "Deadline counted down"),
+    "deadline_s": Field("seconds", "Deadline"),
+    "last_wait_ms": Field("ms", "Last wait"),
+    "countdown_waits": Field("count", "Waits counting down"),
+    "countdown_lines": Field("count", "Countdown starts at lines"),
     "fd": Field("count", "File descriptor"),
     "fds": Field("count", "File descriptors"),
     "pid": Field("count", "PID"),
@@ -50,11 +65,26 @@ FINDINGS = (
     ),
     FindingSpec(
         "app.timeout",
-        facts=("syscall", "timeout_ms", "close_age_s", "count", "fds"),
+        facts=("syscall", "deadline_s", "timeout_ms", "close_age_s", "count", "fds", "last_wait_ms", "countdown_waits"),
         tables=(
             Table("closes_after", "Closed after the wait", columns=("fd", "peer", "timeout_line", "close_line")),
             Table("sockets", "Sockets", columns=("fd", "peer", "opened_line", "closed_line", "age_s")),
         ),
-        hidden=("lines", "waited_s"),
+        hidden=("lines", "waited_s", "deadline_ms", "countdown_lines"),
+    ),
+    FindingSpec(
+        "app.deadline_close",
+        facts=(
+            "deadline_s",
+            "deadline_source",
+            "closer",
+            "close_ages_s",
+            "connections",
+            "peer_unacked_at_fin",
+            "peer_bytes_after_fin",
+            "rtt_s",
+            "connection_ids",
+        ),
+        hidden=("evidence", "hosts"),
     ),
 )

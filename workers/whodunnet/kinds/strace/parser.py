@@ -92,6 +92,8 @@ class Socket:
     closed_how: str | None = None
     fds: list[int] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
+    #: Bytes the application read from the socket (recv/recvfrom/recvmsg/read return values).
+    bytes_received: int = 0
 
     def age(self) -> float | None:
         if self.opened_at is None or self.closed_at is None:
@@ -120,6 +122,7 @@ class Socket:
             "closed_how": self.closed_how,
             "age_s": round(age, 6) if age is not None else None,
             "timeout_lines": list(self.timeouts),
+            "bytes_received": self.bytes_received,
         }
 
 
@@ -134,6 +137,15 @@ class Timeout:
     fds: list[int]
     timeout_ms: float | None
     waited_s: float | None
+    #: When this wait ended a loop of waits on the same descriptors whose timeouts counted
+    #: down (each the time left of one deadline): that deadline (the first wait's timeout,
+    #: plus the time before it when the trace has timestamps), how many waits, the first's line.
+    deadline_ms: float | None = None
+    countdown_waits: int = 0
+    countdown_line: int | None = None
+    #: "timeout" (the wait ran out) or, for a countdown the application ended itself when no
+    #: time was left, the call that ended it ("shutdown", "close").
+    ended_by: str = "timeout"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -144,6 +156,10 @@ class Timeout:
             "fds": self.fds,
             "timeout_ms": self.timeout_ms,
             "waited_s": self.waited_s,
+            "deadline_ms": self.deadline_ms,
+            "countdown_waits": self.countdown_waits,
+            "countdown_line": self.countdown_line,
+            "ended_by": self.ended_by,
         }
 
 
@@ -160,6 +176,8 @@ class StraceTrace:
         self.sockets: list[Socket] = []
         self.open: dict[int, Socket] = {}
         self.timeouts: list[Timeout] = []
+        #: Per (pid, syscall, fds): the waits of a countdown so far, (line, time, timeout ms).
+        self._countdowns: dict[tuple[int | None, str, tuple[int, ...]], list[tuple[int, float | None, float]]] = {}
         self.signals: list[dict[str, Any]] = []
         self.exits: list[dict[str, Any]] = []
         self.pending: dict[int | None, tuple[int, str, str, float | None]] = {}
@@ -335,6 +353,8 @@ class StraceTrace:
             self._close(fd, c, "close")
         elif name == "shutdown":
             sock.closed_how = "shutdown"
+            if fd is not None:
+                self._countdown_ended(fd, c, "shutdown")
         elif name in DUPS and ok and c.retval is not None:
             if c.retval in self.open and self.open[c.retval] is not sock:
                 self._close(c.retval, c, "replaced by " + name)
@@ -344,6 +364,8 @@ class StraceTrace:
             if c.args[1].startswith("F_DUPFD"):
                 self.open[c.retval] = sock
                 sock.fds.append(c.retval)
+        if name in RECVS and c.retval is not None and c.retval > 0:
+            sock.bytes_received += c.retval
         if name in WAITS:
             self._wait(c)
         elif name in RECVS and c.errno in ("EAGAIN", "EWOULDBLOCK"):  # noqa: SIM102
@@ -358,7 +380,25 @@ class StraceTrace:
         self.sockets.append(sock)
         return sock
 
+    def _countdown_ended(self, fd: int, c: Syscall, how: str) -> None:
+        """A loop of waits counting down one deadline on ``fd`` that the application ended itself
+        (its clock said no time was left, so no wait ran out): the deadline is still stated."""
+        for key, chain in list(self._countdowns.items()):
+            if fd not in key[2] or len(chain) < 3 or chain[0][2] <= chain[-1][2]:
+                continue
+            del self._countdowns[key]
+            first_line, first_time, first_ms = chain[0]
+            last_line, _, last_ms = chain[-1]
+            deadline = first_ms
+            if first_time is not None and c.time is not None:
+                deadline = max(first_ms, (c.time - first_time) * 1000)
+            t = Timeout(line=last_line, pid=key[0], time=c.time, syscall=key[1], fds=list(key[2]),
+                        timeout_ms=last_ms, waited_s=None, deadline_ms=deadline, countdown_waits=len(chain),
+                        countdown_line=first_line, ended_by=how)  # fmt: skip
+            self.timeouts.append(t)
+
     def _close(self, fd: int, c: Syscall, how: str) -> None:
+        self._countdown_ended(fd, c, "close")
         sock = self.open.pop(fd, None)
         if sock is None:
             return
@@ -385,8 +425,6 @@ class StraceTrace:
             sock.peer = sock.peer or peer
 
     def _wait(self, c: Syscall) -> None:
-        if c.retval != 0:
-            return
         args = c.args
         fds: list[int] = []
         timeout_ms: float | None = None
@@ -406,9 +444,34 @@ class StraceTrace:
                 timeout_ms = _number(args[3]) if c.name != "epoll_pwait2" else _timespec_ms(args[3])
         if timeout_ms is None or timeout_ms < 0:
             return
-        self._timeout(c, fds, timeout_ms)
+        key = (c.pid, c.name, tuple(fds))
+        chain = self._countdowns.get(key, [])
+        line = c.start_line or c.line
+        if not chain or timeout_ms > chain[-1][2]:
+            chain = [(line, c.time, timeout_ms)]  # a fresh wait, not the time left of the last one
+        else:
+            chain.append((line, c.time, timeout_ms))
+        self._countdowns[key] = chain
+        if c.retval != 0:
+            return
+        del self._countdowns[key]
+        deadline = None
+        if len(chain) >= 2 and chain[0][2] > chain[-1][2]:  # the time left went down: one deadline
+            _, first_time, first_ms = chain[0]
+            deadline = first_ms
+            if first_time is not None and c.time is not None:  # the same end time: first wait's start + timeout
+                deadline = max(first_ms, (c.time - first_time) * 1000 + timeout_ms)
+        self._timeout(c, fds, timeout_ms, deadline, len(chain) if deadline is not None else 0, chain[0][0])
 
-    def _timeout(self, c: Syscall, fds: list[int], timeout_ms: float | None) -> None:
+    def _timeout(
+        self,
+        c: Syscall,
+        fds: list[int],
+        timeout_ms: float | None,
+        deadline_ms: float | None = None,
+        countdown_waits: int = 0,
+        countdown_line: int | None = None,
+    ) -> None:
         t = Timeout(
             line=c.start_line or c.line,
             pid=c.pid,
@@ -417,6 +480,9 @@ class StraceTrace:
             fds=fds,
             timeout_ms=timeout_ms,
             waited_s=c.duration,
+            deadline_ms=deadline_ms,
+            countdown_waits=countdown_waits,
+            countdown_line=countdown_line if deadline_ms is not None else None,
         )
         self.timeouts.append(t)
         for fd in fds:
