@@ -4,12 +4,15 @@ Servers (run in the background until killed)::
 
     server bulk PORT           send zeros as fast as the peer reads, until it goes away
     server rr PORT SIZE        answer every 100-byte request with SIZE bytes
+    server echo1 PORT          answer every byte with one byte (netperf TCP_RR's 1-byte default)
 Clients (print one line and exit)::
 
     client deadline HOST PORT N RCVBUF SECONDS   N connections with SO_RCVBUF, each reading
                                                  until SECONDS after its connect, then FIN
     client connect HOST PORT N                   N short connections: connect, 1 request, close
     client rr HOST PORT N ROUNDS SIZE            N connections x ROUNDS request/responses
+    client rr1 HOST PORT ROUNDS                  one connection, ROUNDS one-byte request/responses
+    client keepalive HOST PORT SECONDS           one idle connection with SO_KEEPALIVE, probes every 1 s
 """
 
 from __future__ import annotations
@@ -54,6 +57,24 @@ def server_rr(port: int, size: int) -> None:
                         return
                     got += data
                 conn.sendall(answer)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def server_echo1(port: int) -> None:
+    ls = socket.create_server(("0.0.0.0", port), backlog=64)
+
+    def serve(conn: socket.socket) -> None:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while data := conn.recv(1):
+                conn.sendall(data)
         except OSError:
             pass
         finally:
@@ -128,12 +149,41 @@ def client_rr(host: str, port: int, n: int, rounds: int, size: int) -> None:
     print("ok")
 
 
+def client_rr1(host: str, port: int, rounds: int) -> None:
+    """netperf TCP_RR with its defaults: one byte each way, the next request after each answer."""
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(rounds):
+            s.sendall(b"x")
+            if not s.recv(1):
+                raise ConnectionError("server closed")
+    print("ok")
+
+
+def client_keepalive(host: str, port: int, seconds: float) -> None:
+    """An idle connection whose kernel sends keep-alive probes after 1 s of silence, every 1 s."""
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+        s.sendall(b"x")
+        s.recv(1)
+        time.sleep(seconds)
+    print("ok")
+
+
 def main() -> None:
     role, kind, *rest = sys.argv[1:]
     if role == "server" and kind == "bulk":
         server_bulk(int(rest[0]))
     elif role == "server" and kind == "rr":
         server_rr(int(rest[0]), int(rest[1]))
+    elif role == "server" and kind == "echo1":
+        server_echo1(int(rest[0]))
+    elif role == "client" and kind == "rr1":
+        client_rr1(rest[0], int(rest[1]), int(rest[2]))
+    elif role == "client" and kind == "keepalive":
+        client_keepalive(rest[0], int(rest[1]), float(rest[2]))
     elif role == "client" and kind == "deadline":
         client_deadline(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), float(rest[4]))
     elif role == "client" and kind == "connect":

@@ -54,6 +54,9 @@ class Direction:
     #: Segments below the highest sequence sent that came within the initial RTT (or 3 ms)
     #: of the one that last advanced it: reordered, not retransmitted (Wireshark's rule).
     out_of_order: int
+    #: Keep-alives (and zero-window probes): 0 or 1 byte repeating the last byte the peer had
+    #: already acknowledged. The same byte not yet acknowledged is a retransmission.
+    keep_alives: int
     #: Retransmissions after the connection was silent ≥ 200 ms (RTO-style), and the rest.
     rto_retransmissions: int
     fast_retransmissions: int

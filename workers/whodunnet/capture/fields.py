@@ -254,6 +254,9 @@ class Side(Record):
     retrans: int = col(0, "retransmitted segments", view="retransmissions")
     retrans_bytes: int = col(0, "their payload bytes", view="retransmitted_bytes")
     ooo: int = col(0, "reordered segments (space never seen, soon after the highest)", view="out_of_order")
+    keepalives: int = col(
+        0, "keep-alives: 0 or 1 byte at the last byte the peer already acknowledged", view="keep_alives"
+    )
     rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence", view="rto_retransmissions")
     rto_wait: float = col(0.0, "the silences before them, added up", view="rto_wait")
     n_rto_ex: int = col(0, "RTO-style examples kept")

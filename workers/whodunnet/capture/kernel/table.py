@@ -327,6 +327,9 @@ def track_data(
     Returns the SEG_* class.
     """
     if not seglen:
+        if rel == s.max_end - 1 and s.ack_valid and s.acked >= s.max_end:
+            s.keepalives += 1  # a zero-byte keep-alive (or window probe): snd_una - 1
+            return SEG_KEEPALIVE
         return SEG_CONTROL
     if payload:
         s.data_pkts += 1
@@ -349,7 +352,10 @@ def track_data(
         s.adv_ts = ts
     elif syn:
         kind = SEG_SYN_RETRY
-    elif payload <= 1 and not fin and rel == max_end - 1:
+    elif payload <= 1 and not fin and rel == max_end - 1 and s.ack_valid and s.acked >= max_end:
+        # A keep-alive repeats the last byte the peer already acknowledged (seq = snd_una - 1);
+        # the same byte unacknowledged is a retransmission (a one-byte request re-sent).
+        s.keepalives += 1
         kind = SEG_KEEPALIVE
     elif fill_hole(s, rel, min(seg_end, max_end)) and ts - s.adv_ts < k.ooo_thresh and seg_end != max_end:
         # Space never seen here, soon after the highest segment: reordered (Wireshark's rule).

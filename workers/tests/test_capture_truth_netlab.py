@@ -1,0 +1,106 @@
+"""Real captures of what the engine must not get wrong, made in network namespaces.
+
+One-byte request/response through a router dropping 1 % of the requests (netperf TCP_RR's
+workload: retransmissions that look like keep-alives to a naive rule), a real Linux keep-alive,
+``tcpdump -i any`` on a host that forwards (every packet seen twice), SYN retries against a
+middlebox dropping SYN-ACKs, and TCP inside a VXLAN tunnel. The lab is ``netlab.py``'s.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from netlab import SERVER_IP, NetLab, lab_unavailable
+
+from whodunnet.engine import analyze
+from whodunnet.model import Finding
+
+TRAFFIC = str(Path(__file__).with_name("lab_traffic.py"))
+pytestmark = pytest.mark.skipif(lab_unavailable() is not None, reason=str(lab_unavailable()))
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[NetLab]:
+    with NetLab(tmp_path) as lab:
+        yield lab
+
+
+def serve(lab: NetLab, *args: str) -> None:
+    lab.spawn("s", sys.executable, TRAFFIC, "server", *args)
+    time.sleep(0.3)
+
+
+def client(lab: NetLab, *args: str, timeout: float = 60) -> str:
+    return lab.ex("c", "timeout", str(timeout), sys.executable, TRAFFIC, "client", *args)
+
+
+def kinds(findings: tuple[Finding, ...], evidence: int = 0) -> dict[str, Finding]:
+    return {f.kind: f for f in findings if f.refs and f.refs[0].evidence == evidence}
+
+
+def counters(lab: NetLab, ns: str) -> dict[str, int]:
+    """The namespace's TCP counters (``/proc/net/netstat`` and ``/proc/net/snmp``), by nstat's names."""
+    out: dict[str, int] = {}
+    for name in ("netstat", "snmp"):
+        lines = lab.ex(ns, "cat", f"/proc/net/{name}").splitlines()
+        for head, values in zip(lines[::2], lines[1::2], strict=True):
+            prefix, names = head.split(":", 1)
+            for key, value in zip(names.split(), values.split(":", 1)[1].split(), strict=True):
+                out[prefix + key] = int(value)
+    return out
+
+
+def dropped(lab: NetLab) -> int:
+    text = lab.nft_output("r", "list table inet lab")
+    m = re.search(r"counter packets (\d+)", text)
+    assert m is not None, text
+    return int(m.group(1))
+
+
+def one_byte_rr_with_one_percent_of_requests_dropped(lab: NetLab, rounds: int) -> tuple[Path, Path, int]:
+    """netperf TCP_RR's workload through a router dropping every 100th one-byte request.
+
+    Returns the client's and the server's capture and how many requests the router dropped."""
+    # A one-byte request is a 53-byte IP packet (20 IP + 32 TCP with timestamps + 1).
+    lab.router_rules("ip saddr 10.91.1.2 tcp dport 7005 ip length 53 numgen inc mod 100 == 50 counter drop")
+    serve(lab, "echo1", "7005")
+    client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+    client(lab, "rr1", SERVER_IP, "7005", str(rounds))
+    return client_cap.stop(), server_cap.stop(), dropped(lab)
+
+
+def test_one_byte_requests_dropped_are_retransmissions_not_keep_alives(lab: NetLab) -> None:
+    before = counters(lab, "c")
+    client_pcap, server_pcap, lost = one_byte_rr_with_one_percent_of_requests_dropped(lab, 3000)
+    after = counters(lab, "c")
+    assert lost >= 25, lost
+    result = analyze([client_pcap, server_pcap])
+    (at_client,) = [c for c in result.evidence[0].connections if c.server_port == 7005]
+    (at_server,) = [c for c in result.evidence[1].connections if c.server_port == 7005]
+    resent = after["TcpRetransSegs"] - before["TcpRetransSegs"]
+    print(lost, resent, at_client.c2s, at_server.s2c, {k: after[k] - before[k] for k in after if after[k] != before[k]})
+    # Every request the router dropped was sent again, and the client's capture shows each resend
+    # as the retransmission it is (the kernel's own count), none as a keep-alive.
+    assert at_client.c2s.retransmissions == resent >= lost
+    # The server never saw the dropped requests: what it saw resent is its own answers, sent
+    # again because the acknowledgement rode on the dropped request (spurious retransmissions).
+    assert at_server.c2s.retransmissions == 0
+    assert at_server.s2c.retransmissions >= lost // 2
+    found = kinds(result.findings, 0)
+    assert "tcp.retransmissions" in found, sorted(found)
+
+
+def test_a_linux_keep_alive_is_still_a_keep_alive(lab: NetLab) -> None:
+    serve(lab, "echo1", "7006")
+    cap = lab.capture("c", "client.pcap")
+    client(lab, "keepalive", SERVER_IP, "7006", "4.5")
+    (conn,) = analyze([cap.stop()]).evidence[0].connections
+    # TCP_KEEPIDLE=1, TCP_KEEPINTVL=1: a probe after 1 s of silence, then one a second, each
+    # answered; none is a retransmission.
+    assert 3 <= conn.c2s.keep_alives <= 5, conn.c2s
+    assert conn.c2s.retransmissions == 0 and conn.s2c.retransmissions == 0
