@@ -104,3 +104,27 @@ def test_a_linux_keep_alive_is_still_a_keep_alive(lab: NetLab) -> None:
     # answered; none is a retransmission.
     assert 3 <= conn.c2s.keep_alives <= 5, conn.c2s
     assert conn.c2s.retransmissions == 0 and conn.s2c.retransmissions == 0
+
+
+def test_tcpdump_on_every_interface_of_a_forwarding_host_sees_each_packet_twice_and_says_so(lab: NetLab) -> None:
+    lab.router_rules("ip saddr 10.91.1.2 tcp dport 7007 ip length 53 numgen inc mod 100 == 50 counter drop")
+    serve(lab, "echo1", "7007")
+    before = counters(lab, "c")
+    cap = lab.capture("r", "router.pcap", interface="any")
+    client(lab, "rr1", SERVER_IP, "7007", "1000")
+    result = analyze([cap.stop()])
+    resent = counters(lab, "c")["TcpRetransSegs"] - before["TcpRetransSegs"]
+    lost = dropped(lab)
+    (conn,) = result.evidence[0].connections
+    summary = result.evidence[0].summary
+    # The router captures each forwarded packet coming in (TTL 64) and going out (TTL 63); the
+    # requests it dropped were only seen coming in.
+    forwarded = summary["tcp_packets"] - lost
+    assert summary["duplicate_packets"] == summary["duplicate_ttl"] == forwarded // 2
+    # The client's resends (the kernel's count) are its retransmissions, and nothing else is.
+    assert conn.c2s.retransmissions == resent >= lost >= 9
+    assert conn.s2c.retransmissions == 0
+    found = kinds(result.findings)
+    assert found["capture.duplicates"].severity == "info"
+    rate = found["tcp.retransmissions"].data["by_sender"]["client"]["rate"]
+    assert rate == resent / conn.c2s.data_packets < 0.02

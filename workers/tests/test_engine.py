@@ -66,5 +66,8 @@ def test_it_result_is_json_ready() -> None:
         "tcp_connections",
         "truncated_packets",
         "ip_fragments",
+        "ip_length_beyond_frame",
+        "duplicate_packets",
+        "duplicate_ttl",
     }
     assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}

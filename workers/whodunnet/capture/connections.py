@@ -51,6 +51,11 @@ class Direction:
     seq_span: int
     retransmissions: int
     retransmitted_bytes: int
+    #: Retransmissions that carried payload (a FIN or SYN sent again alone is not a data packet).
+    data_retransmissions: int
+    #: Segments captured twice (the same packet seen again by the capture, not sent again):
+    #: counted in ``packets`` and ``payload_bytes`` as tshark does, nowhere else.
+    capture_duplicates: int
     #: Segments below the highest sequence sent that came within the initial RTT (or 3 ms)
     #: of the one that last advanced it: reordered, not retransmitted (Wireshark's rule).
     out_of_order: int

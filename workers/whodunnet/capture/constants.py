@@ -186,6 +186,20 @@ MAX_HOLES = 8
 #: Until the initial RTT is known, a segment below the highest sequence that comes sooner than
 #: this after the one that advanced it is out of order, not retransmitted (Wireshark's rule).
 OOO_DEFAULT = 0.003
+#: Recent segments per side compared with each new one to find capture duplicates: the same
+#: packet seen twice (a span port, ``tcpdump -i any`` on a host that forwards, a router capturing
+#: on both sides) has the same sequence and acknowledgement numbers, length, flags, window,
+#: TCP checksum and IPv4 identification.
+DUP_RING = 8
+#: The longest gap between two copies of one packet. Linux and Windows give a retransmission a
+#: new IPv4 identification, but some stacks resend on a timeout with the same one (a server in
+#: pppoe-over-qinq.pcap does, 310 ms later, and the client's D-SACK proves it arrived twice):
+#: no retransmission timeout is shorter than Linux's 200 ms minimum, so copies within 100 ms
+#: are the capture's. Without an identification (IPv6, or 0), a copy must also carry TCP
+#: timestamps (the same ones: the checksum is the same) and come within the connection's
+#: initial RTT (``Conn.ooo_thresh``): a go-back-N burst after a timeout resends, without
+#: timestamps, byte-identical segments sent only milliseconds before (pppoe-over-qinq.pcap).
+DUP_WINDOW = 0.1
 #: RTT samples are kept in microseconds as 64-bit integers; a corrupt timestamp can make one
 #: absurd, so samples are clamped here (2**62 µs, ~146,000 years).
 MAX_RTT_US = float(1 << 62)
@@ -286,3 +300,4 @@ SEG_KEEPALIVE = 3  # one byte (or none) at the last byte the peer acknowledged, 
 SEG_OUT_OF_ORDER = 4  # fills a gap soon after the highest segment
 SEG_RETRANSMISSION = 5  # re-sends space this capture already saw
 SEG_RESET = 6  # a RST: its numbers are not tracked
+SEG_DUPLICATE = 7  # the same packet captured again (not tracked a second time)

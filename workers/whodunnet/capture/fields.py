@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import numpy.typing as npt
 
-from whodunnet.capture.constants import MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
+from whodunnet.capture.constants import DUP_RING, MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
 
 #: An unsigned 64-bit word (the halves of an address).
 U64 = np.uint64
@@ -136,6 +136,11 @@ class Scan(Record):
     tmax: float = col(-np.inf, "latest packet time")
     ip_packets: int = col(0, "IP headers decoded (inner ones of a tunnel too)")
     ip_fragments: int = col(0, "IP fragments (counted, not reassembled)", view="ip_fragments")
+    ip_len_beyond: int = col(
+        0, "IP headers whose length runs past the frame (the frame's length used)", view="ip_length_beyond_frame"
+    )
+    dup_packets: int = col(0, "TCP segments captured twice (capture duplicates)", view="duplicate_packets")
+    dup_ttl: int = col(0, "of them, copies that differ only in TTL (a router seen on both sides)", view="duplicate_ttl")
     tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
     conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
     sketch_used: int = col(0, "entries in use in the sketch map")
@@ -175,6 +180,8 @@ class Packet(Record):
     net: int = col(0, "buffer position of the next header while decoding")
     ip_cap: int = col(-1, "a shim's own bound on the IP packet's length (PPPoE), or -1")
     v6: bool = col(False, "the innermost IP header is IPv6")
+    ip_id: int = col(-1, "the innermost IPv4 header's identification, -1 for IPv6")
+    ttl: int = col(0, "its TTL (hop limit)")
     src_hi: U64 = col(0, "source address, high 64 bits (0 for IPv4)")
     src_lo: U64 = col(0, "source address, low 64 bits")
     dst_hi: U64 = col(0, "destination address, high 64 bits")
@@ -186,6 +193,7 @@ class Packet(Record):
     seq: int = col(0, "raw sequence number")
     ack: int = col(0, "raw acknowledgement number")
     tcp_flags: int = col(0, "TCP flags (9 bits)")
+    tcp_sum: int = col(-1, "TCP checksum field, -1 when not captured")
     win: int = col(-1, "raw window, -1 when the capture cut it off")
     doff: int = col(0, "TCP header length in bytes")
     payload: int = col(0, "TCP payload bytes (per the IP length, so also when not captured)")
@@ -253,6 +261,9 @@ class Side(Record):
     adv_ts: float = col(-1.0, "time of the segment that last advanced max_end")
     retrans: int = col(0, "retransmitted segments", view="retransmissions")
     retrans_bytes: int = col(0, "their payload bytes", view="retransmitted_bytes")
+    retrans_data: int = col(
+        0, "of them, segments with payload (a FIN or SYN alone is not a data packet)", view="data_retransmissions"
+    )
     ooo: int = col(0, "reordered segments (space never seen, soon after the highest)", view="out_of_order")
     keepalives: int = col(
         0, "keep-alives: 0 or 1 byte at the last byte the peer already acknowledged", view="keep_alives"
@@ -281,6 +292,17 @@ class Side(Record):
     zero_first_pkt: int = col(
         0, "packet number of its first zero window", view="first_zero_window_packet", show="packet"
     )
+    dups: int = col(0, "segments captured twice (same packet seen again), not tracked", view="capture_duplicates")
+    n_recent: int = col(0, "segments sent so far, modulo DUP_RING: the next slot of the recent ring")
+    recent_seq: Ints = col(0, "raw sequence number of each of the last DUP_RING segments", shape=(DUP_RING,))
+    recent_ack: Ints = col(0, "their raw acknowledgement numbers", shape=(DUP_RING,))
+    recent_len: Ints = col(-1, "their payload lengths (-1: slot empty)", shape=(DUP_RING,))
+    recent_flags: Ints = col(0, "their TCP flags", shape=(DUP_RING,))
+    recent_win: Ints = col(0, "their raw windows", shape=(DUP_RING,))
+    recent_sum: Ints = col(0, "their TCP checksums", shape=(DUP_RING,))
+    recent_id: Ints = col(0, "their IPv4 identifications (-1: IPv6)", shape=(DUP_RING,))
+    recent_ttl: Ints = col(0, "their TTLs", shape=(DUP_RING,))
+    recent_ts: Floats = col(0.0, "their times", shape=(DUP_RING,))
     max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")
     pinned: int = col(
         0, "data packets sent with bytes in flight ≥ PINNED_SHARE of the peer's window", view="window_pinned_packets"

@@ -643,7 +643,7 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     stats = {}
     for role in ROLES:
         data = sum(c.side(role).data_packets for c in conns)
-        rx = sum(c.side(role).retransmissions for c in conns)
+        rx = sum(c.side(role).data_retransmissions for c in conns)
         rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
         stats[role] = {"data_packets": data, "retransmissions": rx, "bytes": rbytes, "rate": rx / data if data else 0.0}
     notable = [

@@ -220,11 +220,17 @@ def decode_ipv4(buf: Buffer, pk: Packet, g: Scan) -> int:
         g.ip_fragments += 1
         if frag & IPV4_OFFSET:
             return -1  # not the first fragment: no transport header here
+    room = pk.wirelen - (p - pk.off)
     if total == 0:  # TSO / offloaded capture: trust the frame length
-        total = pk.wirelen - (p - pk.off)
+        total = room
+    elif total > room:  # a length past the frame: the frame's is the one that was on the wire
+        g.ip_len_beyond += 1
+        total = room
     if 0 <= pk.ip_cap < total:
         total = pk.ip_cap
     pk.v6 = False
+    pk.ip_id = be16(buf, p + 4)
+    pk.ttl = int(buf[p + 8])
     pk.src_hi = np.uint64(0)
     pk.src_lo = np.uint64(be32(buf, p + 12))
     pk.dst_hi = np.uint64(0)
@@ -243,8 +249,12 @@ def decode_ipv6(buf: Buffer, pk: Packet, g: Scan) -> int:
         return -1
     g.ip_packets += 1
     l4len = be16(buf, p + 4)
+    room = pk.wirelen - (p - pk.off) - IPV6_HEADER
     if l4len == 0:  # jumbogram or offload
-        l4len = pk.wirelen - (p - pk.off) - IPV6_HEADER
+        l4len = room
+    elif l4len > room:
+        g.ip_len_beyond += 1
+        l4len = room
     nh = int(buf[p + 6])
     q = p + IPV6_HEADER
     while True:
@@ -269,6 +279,8 @@ def decode_ipv6(buf: Buffer, pk: Packet, g: Scan) -> int:
         q += hl
         l4len -= hl
     pk.v6 = True
+    pk.ip_id = -1
+    pk.ttl = int(buf[p + 7])
     pk.src_hi = be64(buf, p + 8)
     pk.src_lo = be64(buf, p + 16)
     pk.dst_hi = be64(buf, p + 24)
@@ -307,6 +319,7 @@ def decode_tcp(buf: Buffer, pk: Packet, g: Scan) -> bool:
     pk.ack = be32(buf, l4 + 8)
     offflags = be16(buf, l4 + 12)
     pk.win = be16(buf, l4 + 14) if l4 + 16 <= pk.end else -1
+    pk.tcp_sum = be16(buf, l4 + 16) if l4 + 18 <= pk.end else -1
     pk.doff = (offflags >> 12) << 2
     pk.tcp_flags = offflags & TH_ALL
     pk.payload = max(0, pk.l4len - pk.doff)

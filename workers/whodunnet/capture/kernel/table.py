@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from whodunnet.capture.constants import (
+    DUP_WINDOW,
+    DUP_RING,
     HALF,
     M32,
     MAX_EXAMPLES,
@@ -26,6 +28,7 @@ from whodunnet.capture.constants import (
     PINNED_SHARE,
     RTO_IDLE,
     SEG_CONTROL,
+    SEG_DUPLICATE,
     SEG_KEEPALIVE,
     SEG_NEW,
     SEG_OUT_OF_ORDER,
@@ -283,6 +286,8 @@ def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: fl
     """A retransmission: RTO-style after ≥ RTO_IDLE of silence, else fast; no RTT from it (Karn)."""
     s.retrans += 1
     s.retrans_bytes += payload
+    if payload:
+        s.retrans_data += 1
     if idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
@@ -295,6 +300,50 @@ def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: fl
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
     s.max_end = max(s.max_end, seg_end)
+
+
+@jit
+def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
+    """Whether this segment is one of this side's recent segments seen again (a capture
+    duplicate, see DUP_RING); otherwise it joins them."""
+    ts = pk.ts
+    for i in range(DUP_RING):
+        if (
+            s.recent_len[i] == pk.payload
+            and s.recent_seq[i] == pk.seq
+            and s.recent_ack[i] == pk.ack
+            and s.recent_flags[i] == pk.tcp_flags
+            and s.recent_win[i] == pk.win
+            and s.recent_sum[i] == pk.tcp_sum
+            and s.recent_id[i] == pk.ip_id
+        ):
+            dt = ts - s.recent_ts[i]
+            same = 0 <= dt <= DUP_WINDOW
+            if same and pk.ip_id <= 0:
+                # No identification: only the TCP timestamp (under the same checksum) tells a copy
+                # from a resend (which carries a fresh one), and only for segments with sequence
+                # space (identical pure ACKs are sent, as duplicate ACKs).
+                seq_space = pk.payload > 0 or pk.tcp_flags & (TH_SYN | TH_FIN) != 0
+                same = seq_space and dt < k.ooo_thresh and tcp_options(buf, pk)[3]
+            if same:
+                g.dup_packets += 1
+                if s.recent_ttl[i] != pk.ttl:
+                    g.dup_ttl += 1
+                s.dups += 1
+                s.recent_ts[i] = ts  # a third copy is measured from the second
+                return True
+    i = s.n_recent
+    s.n_recent = (i + 1) % DUP_RING
+    s.recent_seq[i] = pk.seq
+    s.recent_ack[i] = pk.ack
+    s.recent_len[i] = pk.payload
+    s.recent_flags[i] = pk.tcp_flags
+    s.recent_win[i] = pk.win
+    s.recent_sum[i] = pk.tcp_sum
+    s.recent_id[i] = pk.ip_id
+    s.recent_ttl[i] = pk.ttl
+    s.recent_ts[i] = ts
+    return False
 
 
 @jit
@@ -406,6 +455,9 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
     rel = unwrap((pk.seq - s.seq_base) & M32, s.max_end)
     pk.rel_seq = rel
     pk.rel_ack = NO_ACK
+    if captured_twice(buf, k, s, pk, g):
+        pk.kind = SEG_DUPLICATE
+        return
     if syn:
         track_syn(buf, pk, k, s, p, d)
     elif flags & TH_ACK:

@@ -16,6 +16,9 @@ FIELDS = {
     "tcp_packets": Field("count", "TCP packets"),
     "truncated_packets": Field("count"),
     "ip_fragments": Field("count", "IP fragments"),
+    "ip_length_beyond_frame": Field("count", "IP length beyond the frame"),
+    "duplicate_packets": Field("count", "Segments captured twice"),
+    "duplicate_ttl": Field("count", "Copies differing only in TTL"),
     "format": Field("text"),
     "compressed": Field("text"),
     "link_types": Field("text"),
@@ -99,7 +102,22 @@ FINDINGS = (
     FindingSpec(
         "capture.summary",
         facts=("packets", "bytes", "duration", "tcp_connections", "truncated_packets", "format", "link_types"),
-        hidden=("captured_bytes", "compressed", "first_ts", "last_ts", "ip_fragments", "tcp_packets"),
+        hidden=(
+            "captured_bytes",
+            "compressed",
+            "first_ts",
+            "last_ts",
+            "ip_fragments",
+            "tcp_packets",
+            "ip_length_beyond_frame",
+            "duplicate_packets",
+            "duplicate_ttl",
+        ),
+    ),
+    FindingSpec(
+        "capture.duplicates",
+        facts=("duplicate_packets", "duplicate_ttl", "tcp_packets", "connections"),
+        tables=(_ROWS,),
     ),
     FindingSpec(
         "tcp.syn_retransmit",

@@ -1,0 +1,53 @@
+"""What real captures must not be taken for: capture duplicates, FIN re-sends and IP lengths past
+the frame are not retransmissions; an ordinary close is not a discarded transfer; an unknown window
+scale is not a window limit; an old segment re-sent after an idle is not RTO waiting. Each case is
+a capture from the corpus (``data/captures/README.md``) with tshark's view beside it.
+"""
+
+from __future__ import annotations
+
+from capture_testdata import CAPTURES, tshark_view
+
+from whodunnet.engine import analyze
+from whodunnet.model import AnalysisResult
+
+
+def run(name: str) -> AnalysisResult:
+    return analyze([CAPTURES / name])
+
+
+def kinds(result: AnalysisResult) -> dict[str, str]:
+    return {f.kind: f.severity for f in result.findings}
+
+
+def test_the_same_packets_on_three_vlans_are_capture_duplicates_not_retransmissions() -> None:
+    result = run("vlan-collisions.pcap")
+    (conn,) = result.evidence[0].connections
+    # tshark: one connection, 21 packets each way (every handshake packet three times).
+    assert tshark_view("vlan-collisions.pcap").tcp_packets == conn.c2s.packets + conn.s2c.packets == 42
+    assert conn.c2s.retransmissions == conn.s2c.retransmissions == 0
+    assert conn.c2s.capture_duplicates + conn.s2c.capture_duplicates == 28
+    (note,) = [f for f in result.findings if f.kind == "capture.duplicates"]
+    assert note.severity == "info" and note.data["duplicate_packets"] == 28
+    assert "tcp.retransmissions" not in kinds(result)
+
+
+def test_a_fin_sent_again_is_not_counted_against_data_packets() -> None:
+    result = run("mysql-auth.pcap")
+    conns = result.evidence[0].connections
+    assert len(conns) == tshark_view("mysql-auth.pcap").streams == 13
+    # The client's FIN is sent twice on every connection: a retransmission, but of no data.
+    assert sum(c.c2s.retransmissions for c in conns) >= 12
+    assert sum(c.c2s.data_retransmissions for c in conns) == 0
+    assert "tcp.retransmissions" not in kinds(result)
+
+
+def test_payload_is_counted_from_the_frame_when_the_ip_length_runs_past_it() -> None:
+    result = run("telnet-ip-length.pcap")
+    assert result.evidence[0].summary["ip_length_beyond_frame"] == 5
+    (conn,) = result.evidence[0].connections
+    # tshark's payload bytes (289 from the client) and its one retransmission (after 369 ms).
+    assert (conn.c2s.payload_bytes, conn.s2c.payload_bytes) == (289, 1371)
+    assert conn.c2s.retransmissions == 1
+    assert "IP length larger than their frame" in result.findings[0].explanation
+    assert "tcp.retransmissions" not in kinds(result)
