@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from whodunnet.capture.constants import (
-    DUP_WINDOW,
     DUP_RING,
+    DUP_WINDOW,
     HALF,
     M32,
     MAX_EXAMPLES,
