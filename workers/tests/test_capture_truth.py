@@ -51,3 +51,12 @@ def test_payload_is_counted_from_the_frame_when_the_ip_length_runs_past_it() -> 
     assert conn.c2s.retransmissions == 1
     assert "IP length larger than their frame" in result.findings[0].explanation
     assert "tcp.retransmissions" not in kinds(result)
+
+
+def test_a_rst_answering_the_chatter_of_a_close_is_an_ordinary_close() -> None:
+    result = run("curl-jsonip-rst-after-fin.pcap")
+    (f,) = [f for f in result.findings if f.kind == "tcp.rst_after_fin"]
+    # The server's 348 bytes after the client's FIN (TLS records of the close) met a closed socket.
+    assert f.severity == "info" and f.data["discarded_connections"] == 0
+    assert f.data["max_bytes_after_fin"] == 348
+    assert "348 bytes" in f.title

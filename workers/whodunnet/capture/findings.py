@@ -26,6 +26,11 @@ WINDOW_RATE_SHARE = 0.6
 #: Several connections closing at one age: at least this many, within this spread.
 TIMEOUT_MIN_CONNECTIONS = 3
 TIMEOUT_SPREAD = 0.2
+#: At most this much data after a FIN, in at most CLOSE_CHATTER_PACKETS packets, is the ordinary
+#: chatter of a close (a TLS close_notify or alert, an SMTP or FTP goodbye line), not a transfer:
+#: a RST answering it discards nothing anyone waits for. (The corpus's closes carry up to 348 bytes.)
+CLOSE_CHATTER_BYTES = 512
+CLOSE_CHATTER_PACKETS = 3
 #: A retransmission rate worth a finding.
 RETRANS_RATE_MIN = 0.005
 RETRANS_COUNT_MIN = 3
@@ -603,38 +608,76 @@ def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | 
     rows = [(c, r, d) for c, r, d in _sides(conns) if d.rst_after_fin_packet]
     if not rows:
         return None
+
+    def late(c: Connection, r: Role) -> Direction:
+        return c.side(_other(r))  # what the peer sent after r's FIN
+
+    def chatter(c: Connection, r: Role) -> bool:
+        d = late(c, r)
+        return (
+            d.data_after_peer_fin_bytes <= CLOSE_CHATTER_BYTES
+            and d.data_after_peer_fin_packets <= CLOSE_CHATTER_PACKETS
+        )
+
+    discarded = [(c, r, d) for c, r, d in rows if not chatter(c, r)]
     by_role = {r: sum(1 for _, rr, _ in rows if rr == r) for r in ROLES}
     closer = max(ROLES, key=lambda r: by_role[r])
-    late = sum(c.side(_other(r)).data_after_peer_fin_bytes for c, r, _ in rows)
-    title = f"Data after a FIN answered with RST on {_plural(len(rows), 'connection')} (by the {closer})"
-    parts = [
-        f"On {_plural(len(rows), 'connection')} one side sent FIN, the other kept sending "
-        f"({late:,} bytes after the FINs), and the side that had closed answered with RST "
-        f"(the {closer} on {by_role[closer]:,}).",
-        "The RSTs come from a socket the application already closed, not from the network: "
-        "see why the application closed while data was still coming.",
-    ]
+    total = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
+    most = max(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
+    if discarded:
+        lost = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in discarded)
+        title = (
+            f"Data after a FIN answered with RST on {_plural(len(discarded), 'connection')} "
+            f"(by the {closer}): {fmt_bytes(lost)} discarded"
+        )
+        parts = [
+            f"On {_plural(len(discarded), 'connection')} one side sent FIN, the other kept sending "
+            f"({lost:,} bytes after the FINs, up to {most:,} on one connection), and the side that had closed "
+            f"answered with RST (the {closer} on {by_role[closer]:,} of {_plural(len(rows), 'connection')}).",
+            "The RSTs come from a socket the application already closed, not from the network: the data "
+            "after the FIN was thrown away; see why the application closed while data was still coming.",
+        ]
+        if len(rows) > len(discarded):
+            parts.append(
+                f"On {_plural(len(rows) - len(discarded), 'other connection')} only a few bytes followed the FIN "
+                f"(at most {CLOSE_CHATTER_BYTES:,} in {CLOSE_CHATTER_PACKETS} packets): an ordinary close."
+            )
+    else:
+        title = (
+            f"Ordinary close answered with RST on {_plural(len(rows), 'connection')}: "
+            f"at most {fmt_bytes(most)} after the FIN"
+        )
+        parts = [
+            f"On {_plural(len(rows), 'connection')} one side sent FIN and the other answered with a few bytes "
+            f"({total:,} in all, at most {most:,} on one connection: a TLS close_notify or alert, a goodbye line), "
+            f"which the side that had closed answered with RST (the {closer} on {by_role[closer]:,}).",
+            "A socket closed with data still arriving resets; here the data is the close's own chatter, "
+            "so nothing anyone waited for was lost.",
+        ]
     refs = [
         _ref(
             index,
             c,
-            f"connection {c.id}: RST by the {r} after its FIN",
+            f"connection {c.id}: RST by the {r} after its FIN, {fmt_bytes(late(c, r).data_after_peer_fin_bytes)} "
+            "after it",
             packets=(d.fin_packet or c.first_packet, d.rst_after_fin_packet or c.last_packet),
             time=(d.fin_time, d.rst_after_fin_time),
         )
-        for c, r, d in rows
+        for c, r, d in (discarded or rows)
     ]
     return _finding(
         "tcp.rst_after_fin",
         "application",
-        "medium",
+        "medium" if discarded else "info",
         title,
         " ".join(parts),
         refs,
         index,
         connections=len(rows),
+        discarded_connections=len(discarded),
         by_closer=by_role,
-        bytes_after_fin=late,
+        bytes_after_fin=total,
+        max_bytes_after_fin=most,
         connection_ids=[c.id for c, _, _ in rows][:MAX_DATA_ROWS],
     )
 

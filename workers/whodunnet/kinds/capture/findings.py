@@ -72,6 +72,8 @@ FIELDS = {
     "peer_bytes_after_fin": Field("bytes", "Peer bytes after FIN"),
     "peer_unacked_at_fin": Field("bytes", "Peer unacked at FIN"),
     "bytes_after_fin": Field("bytes", "Bytes after FIN"),
+    "max_bytes_after_fin": Field("bytes", "Most bytes after FIN on one connection"),
+    "discarded_connections": Field("count", "Connections with data discarded"),
     "data_packets": Field("count"),
     "rate": Field("share"),
     # path.* (two captures of the same traffic)
@@ -168,7 +170,16 @@ FINDINGS = (
         tables=(_ROWS,),
     ),
     FindingSpec(
-        "tcp.rst_after_fin", facts=("connections", "by_closer", "bytes_after_fin", "connection_ids"), tables=(_ROWS,)
+        "tcp.rst_after_fin",
+        facts=(
+            "connections",
+            "discarded_connections",
+            "by_closer",
+            "bytes_after_fin",
+            "max_bytes_after_fin",
+            "connection_ids",
+        ),
+        tables=(_ROWS,),
     ),
     FindingSpec("path.loss_between_captures", facts=_PATH_FACTS, tables=_PATH_TABLES),
     FindingSpec("path.no_loss_between_captures", facts=(*_PATH_FACTS, "clears_layer"), tables=_PATH_TABLES),
