@@ -60,3 +60,19 @@ def test_a_rst_answering_the_chatter_of_a_close_is_an_ordinary_close() -> None:
     assert f.severity == "info" and f.data["discarded_connections"] == 0
     assert f.data["max_bytes_after_fin"] == 348
     assert "348 bytes" in f.title
+
+
+def test_an_unknown_window_scale_is_said_not_taken_for_a_window_limit() -> None:
+    result = run("ldap-no-handshake.pcapng")
+    (f,) = [f for f in result.findings if f.kind == "tcp.receive_window_limited"]
+    # 8,212 is a raw window: without the handshake it may mean 8 KB or 128 MB.
+    assert f.severity == "info" and f.data["window_scaled"] is False and f.data["window"] == 8212
+    assert "scale is unknown" in f.title
+    assert all(not c.window_scale_known for c in result.evidence[0].connections)
+
+
+def test_a_rate_near_window_over_rtt_is_no_window_limit_when_the_window_was_never_filled() -> None:
+    result = run("nvt-line-limit.pcap.gz")
+    (conn,) = result.evidence[0].connections
+    assert conn.window_scale_known and conn.c2s.max_in_flight < 0.85 * (conn.s2c.window_median or 0)
+    assert "tcp.receive_window_limited" not in kinds(result)

@@ -23,6 +23,8 @@ MAX_DATA_ROWS = 100
 PINNED_SHARE_MIN = 0.5
 #: Throughput at or above this share of window / RTT counts as window-bound (receiver view).
 WINDOW_RATE_SHARE = 0.6
+#: Bytes in flight must have reached this share of the window at least once for the rate to count.
+PINNED_REACHED = 0.85
 #: Several connections closing at one age: at least this many, within this spread.
 TIMEOUT_MIN_CONNECTIONS = 3
 TIMEOUT_SPREAD = 0.2
@@ -454,6 +456,10 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
     share = d.throughput / cap
     if pinned < PINNED_SHARE_MIN and not (WINDOW_RATE_SHARE <= share <= 1.5):
         return None
+    # The rate alone is no proof: the bytes in flight must have reached the window at least once.
+    reached = d.max_in_flight >= PINNED_REACHED * window
+    if pinned < PINNED_SHARE_MIN and not reached:
+        return None
     return {
         "connection": c.id,
         "sender": sender,
@@ -467,19 +473,20 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
         "pinned_share": pinned,
         "bytes": d.payload_bytes,
         "flat": bool(rcv.window_max and rcv.window_max <= 1.1 * window),
+        "max_in_flight": d.max_in_flight,
     }
 
 
 def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows = []
+    rows, unknown = [], []
     by_id = {c.id: c for c in conns}
     for c in conns:
         for sender in ROLES:
             r = window_limit(c, sender)
             if r is not None:
-                rows.append(r)
+                (rows if r["window_scaled"] else unknown).append(r)
     if not rows:
-        return None
+        return window_scale_unknown_note(index, unknown, by_id) if unknown else None
     window = int(statistics.median(r["window"] for r in rows))
     rtt = statistics.median(r["rtt"] for r in rows)
     cap = window / rtt
@@ -531,6 +538,38 @@ def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> F
         throughput=tput,
         receiver=receiver,
         window_scaled=scaled,
+        transfers=len(rows),
+        rows=rows[:MAX_DATA_ROWS],
+    )
+
+
+def window_scale_unknown_note(index: int, rows: list[dict[str, Any]], by_id: dict[int, Connection]) -> Finding:
+    """The window looked like a limit, but the handshake (and so the window scale) was not captured."""
+    raw = int(statistics.median(r["window"] for r in rows))
+    title = (
+        f"Receive window not judged on {_plural(len(rows), 'transfer')}: the window scale is unknown "
+        "(the handshake was not captured)"
+    )
+    parts = [
+        f"The receiver advertised {raw:,} (median, raw) on {_plural(len(rows), 'transfer')} whose handshake is not in "
+        "the capture, so the window scale is unknown: the real window may be that many bytes or up to 16,384 "
+        "times more.",
+        "Whether the window capped the throughput cannot be told from this capture; one that includes the "
+        "connection's SYN and SYN-ACK can.",
+    ]
+    refs = [
+        _ref(index, by_id[r["connection"]], f"connection {r['connection']}: raw window {r['window']:,}") for r in rows
+    ]
+    return _finding(
+        "tcp.receive_window_limited",
+        "network",
+        "info",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        window=raw,
+        window_scaled=False,
         transfers=len(rows),
         rows=rows[:MAX_DATA_ROWS],
     )

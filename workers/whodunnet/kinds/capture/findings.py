@@ -66,6 +66,7 @@ FIELDS = {
     "throughput_share_of_cap": Field("share"),
     "pinned_share": Field("share"),
     "flat": Field("text"),
+    "max_in_flight": Field("bytes_exact", "Most bytes in flight"),
     "transfers": Field("count"),
     "age": Field("seconds"),
     "spread": Field("seconds"),
