@@ -76,3 +76,13 @@ def test_a_rate_near_window_over_rtt_is_no_window_limit_when_the_window_was_neve
     (conn,) = result.evidence[0].connections
     assert conn.window_scale_known and conn.c2s.max_in_flight < 0.85 * (conn.s2c.window_median or 0)
     assert "tcp.receive_window_limited" not in kinds(result)
+
+
+def test_an_acknowledged_segment_sent_again_after_an_idle_is_not_rto_waiting() -> None:
+    result = run("retransmit-timeout.pcapng")
+    (conn,) = result.evidence[0].connections
+    # The GET, acknowledged at once, is sent again 300 s later: its ACK was lost past the
+    # capture point; nothing waited 300 s on a loss.
+    assert conn.c2s.retransmissions == conn.c2s.resent_acknowledged == 1
+    assert conn.c2s.rto_retransmissions == conn.c2s.tail_loss_probes == 0
+    assert "tcp.rto_retransmit" not in kinds(result)

@@ -75,23 +75,34 @@ def one_byte_rr_with_one_percent_of_requests_dropped(lab: NetLab, rounds: int) -
 
 
 def test_one_byte_requests_dropped_are_retransmissions_not_keep_alives(lab: NetLab) -> None:
-    before = counters(lab, "c")
+    before = {ns: counters(lab, ns) for ns in ("c", "s")}
     client_pcap, server_pcap, lost = one_byte_rr_with_one_percent_of_requests_dropped(lab, 3000)
-    after = counters(lab, "c")
+    delta = {ns: {k: v - before[ns].get(k, 0) for k, v in counters(lab, ns).items()} for ns in ("c", "s")}
     assert lost >= 25, lost
     result = analyze([client_pcap, server_pcap])
     (at_client,) = [c for c in result.evidence[0].connections if c.server_port == 7005]
     (at_server,) = [c for c in result.evidence[1].connections if c.server_port == 7005]
-    resent = after["TcpRetransSegs"] - before["TcpRetransSegs"]
-    print(lost, resent, at_client.c2s, at_server.s2c, {k: after[k] - before[k] for k in after if after[k] != before[k]})
     # Every request the router dropped was sent again, and the client's capture shows each resend
     # as the retransmission it is (the kernel's own count), none as a keep-alive.
-    assert at_client.c2s.retransmissions == resent >= lost
+    assert at_client.c2s.retransmissions == delta["c"]["TcpRetransSegs"] >= lost
+    assert at_client.c2s.keep_alives == 0
     # The server never saw the dropped requests: what it saw resent is its own answers, sent
-    # again because the acknowledgement rode on the dropped request (spurious retransmissions).
+    # again because the acknowledgement rode on the dropped request (spurious: the client D-SACKs
+    # them, TCPDSACKOldSent), again the kernel's count.
     assert at_server.c2s.retransmissions == 0
-    assert at_server.s2c.retransmissions >= lost // 2
+    assert at_server.s2c.retransmissions == delta["s"]["TcpRetransSegs"] >= lost // 2
+    assert delta["c"]["TcpExtTCPDSACKOldSent"] == at_server.s2c.retransmissions
+    # Which timer sent them: tail loss probes (TCPLossProbes) or timeouts (TCPTimeouts), as each
+    # kernel counted them.
+    for conn, side, ns in ((at_client, "c2s", "c"), (at_server, "s2c", "s")):
+        d = getattr(conn, side)
+        assert d.tail_loss_probes == delta[ns].get("TcpExtTCPLossProbes", 0), (ns, d)
+        assert d.rto_retransmissions == delta[ns].get("TcpExtTCPTimeouts", 0), (ns, d)
     found = kinds(result.findings, 0)
+    timed = found["tcp.rto_retransmit"]
+    assert timed.severity == "medium" and timed.data["tail_loss_probes"] == at_client.c2s.tail_loss_probes
+    # Each probe waited about 2 round trips + 200 ms (Linux's probe timeout with one segment out).
+    assert 0.2 <= at_client.c2s.tlp_wait / at_client.c2s.tail_loss_probes <= 0.3
     assert "tcp.retransmissions" in found, sorted(found)
 
 

@@ -62,8 +62,15 @@ class Direction:
     #: Keep-alives (and zero-window probes): 0 or 1 byte repeating the last byte the peer had
     #: already acknowledged. The same byte not yet acknowledged is a retransmission.
     keep_alives: int
-    #: Retransmissions after the connection was silent ≥ 200 ms (RTO-style), and the rest.
+    #: Retransmissions by what set them off: a tail loss probe (the first re-send of the last
+    #: segment sent, ≥ 2 RTT after it, with SACK on: Linux's TLP, counted in TCPLossProbes), a
+    #: timeout after the connection was silent ≥ 200 ms (RTO-style, TCPTimeouts), a re-send of
+    #: bytes the peer had already acknowledged (its ACK was lost past the capture point), and
+    #: the rest (fast: set off by the peer's duplicate ACKs or SACKs).
+    tail_loss_probes: int
+    tlp_wait: float
     rto_retransmissions: int
+    resent_acknowledged: int
     fast_retransmissions: int
     #: Seconds of silence before the RTO-style retransmissions, added up.
     rto_wait: float
@@ -243,7 +250,7 @@ def _seconds(us: Any) -> list[float | None]:
 #: Direction attributes worked out from several fields, a column at a time.
 DERIVED: dict[str, Callable[[SideColumns], list[Any]]] = {
     "throughput": _throughput,
-    "fast_retransmissions": lambda s: (s["retrans"] - s["rto"]).tolist(),
+    "fast_retransmissions": lambda s: (s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"]).tolist(),
     "rto_examples": _rto_examples,
     "window_median": lambda s: _none_where(s.quantile(SKETCH_WINDOW, 0), s.quantile(SKETCH_WINDOW, 0) < 0),
     "window_scaled": lambda s: s.scale_known.tolist(),

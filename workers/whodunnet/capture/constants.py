@@ -173,6 +173,9 @@ WRAP = 1 << 32
 #: Silence (no packet of the connection either way) before a retransmission that makes it
 #: "RTO-style": Linux's minimum retransmission timeout is 200 ms.
 RTO_IDLE = 0.2
+#: A tail loss probe (RFC 8985, Linux's TLP) re-sends the last segment sent once no ACK came for
+#: 2 × SRTT (Linux adds 200 ms when one segment is out, or a few ms), never sooner than 10 ms.
+TLP_MIN = 0.01
 #: Bytes in flight at or above this share of the peer's advertised window count as "pinned".
 PINNED_SHARE = 0.85
 #: How many examples (SYN times, retransmission packets...) a connection side keeps.

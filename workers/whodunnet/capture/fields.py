@@ -268,8 +268,19 @@ class Side(Record):
     keepalives: int = col(
         0, "keep-alives: 0 or 1 byte at the last byte the peer already acknowledged", view="keep_alives"
     )
-    rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence", view="rto_retransmissions")
+    rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence (not tail loss probes)", view="rto_retransmissions")
     rto_wait: float = col(0.0, "the silences before them, added up", view="rto_wait")
+    tlp: int = col(
+        0,
+        "tail loss probes: the first re-send of the last segment sent, ≥ 2 RTT (and TLP_MIN) after it, SACK on",
+        view="tail_loss_probes",
+    )
+    tlp_wait: float = col(0.0, "the time from this side's previous segment to each, added up", view="tlp_wait")
+    resent_acked: int = col(
+        0, "re-sends of bytes the peer had already acknowledged (not waiting on a loss)", view="resent_acknowledged"
+    )
+    last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
+    resent_end: int = col(0, "highest end of a segment it re-sent")
     n_rto_ex: int = col(0, "RTO-style examples kept")
     rto_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
     rto_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))

@@ -338,27 +338,55 @@ def _sides(conns: Sequence[Connection]) -> list[tuple[Connection, Role, Directio
 
 
 def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions]
+    """Retransmissions a timer set off: RTOs (after ≥ 200 ms of silence) and tail loss probes."""
+    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions or d.tail_loss_probes]
     if not sides:
         return None
     rto = sum(d.rto_retransmissions for _, _, d in sides)
+    tlp = sum(d.tail_loss_probes for _, _, d in sides)
     fast = sum(d.fast_retransmissions for _, _, d in _sides(conns))
+    acked = sum(d.resent_acknowledged for _, _, d in _sides(conns))
     wait = sum(d.rto_wait for _, _, d in sides)
+    tlp_wait = sum(d.tlp_wait for _, _, d in sides)
     idles = [e[2] for _, _, d in sides for e in d.rto_examples]
-    by_role = {r: sum(d.rto_retransmissions for _, rr, d in sides if rr == r) for r in ROLES}
-    sides.sort(key=lambda x: -x[2].rto_wait)
-    title = (
-        f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on "
-        f"{_plural(len({c.id for c, _, _ in sides}), 'connection')}, {fmt_s(wait)} of waiting"
-    )
+    by_role = {r: sum(d.rto_retransmissions + d.tail_loss_probes for _, rr, d in sides if rr == r) for r in ROLES}
+    sides.sort(key=lambda x: -(x[2].rto_wait + x[2].tlp_wait))
+    n_conns = len({c.id for c, _, _ in sides})
+    if rto:
+        title = (
+            f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on {_plural(n_conns, 'connection')}, "
+            f"{fmt_s(wait)} of waiting" + (f"; {_plural(tlp, 'tail loss probe')} besides" if tlp else "")
+        )
+    else:
+        title = (
+            f"{_plural(tlp, 'tail loss probe')} on {_plural(n_conns, 'connection')}: the last segment sent again "
+            f"after {fmt_s(tlp_wait / tlp)} (mean) without an ACK"
+        )
     parts = [
-        f"{rto:,} retransmissions came after the connection had been silent for at least 200 ms "
-        f"(Linux's minimum retransmission timeout): {by_role['client']:,} sent by clients, "
-        f"{by_role['server']:,} by servers; together {fmt_s(wait)} of waiting"
-        + (f" (median {fmt_s(statistics.median(idles))}, longest {fmt_s(max(idles))} each)." if idles else "."),
-        f"For comparison, {fast:,} retransmissions were fast (within 200 ms: fast retransmit, tail loss probe).",
-        "Each RTO adds at least 200 ms to a request, the RTO-min tail in latency percentiles.",
+        f"{rto + tlp:,} retransmissions were set off by a timer ({by_role['client']:,} sent by clients, "
+        f"{by_role['server']:,} by servers).",
     ]
+    if tlp:
+        parts.append(
+            f"{_plural(tlp, 'tail loss probe')}: the last segment sent, sent again once no ACK had come for two "
+            f"round trips or more (mean {fmt_s(tlp_wait / tlp)} after the segment before, {fmt_s(tlp_wait)} in all); "
+            "Linux counts these in TCPLossProbes. A lost request or answer at the tail of a burst waits this long, "
+            "however little data is in flight."
+        )
+    if rto:
+        parts.append(
+            f"{_plural(rto, 'retransmission')} came after the connection had been silent for at least 200 ms "
+            f"(Linux's minimum retransmission timeout): {fmt_s(wait)} of waiting"
+            + (f" (median {fmt_s(statistics.median(idles))}, longest {fmt_s(max(idles))} each)" if idles else "")
+            + "; Linux counts these in TCPTimeouts. Each adds at least 200 ms to a request, the RTO-min tail in "
+            "latency percentiles."
+        )
+    parts.append(f"For comparison, {fast:,} retransmissions were fast (set off by the peer's duplicate ACKs or SACKs).")
+    if acked:
+        parts.append(
+            f"{_plural(acked, 'segment')} re-sent bytes the peer had already acknowledged (its ACK was lost past "
+            "the capture point); they are not counted as waiting."
+        )
     refs = []
     for c, r, d in sides:
         first = d.rto_examples[0] if d.rto_examples else None
@@ -366,25 +394,37 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
             _ref(
                 index,
                 c,
-                f"connection {c.id}: {d.rto_retransmissions} RTO retransmissions by the {r}",
+                f"connection {c.id}: {d.rto_retransmissions} RTO retransmissions, {d.tail_loss_probes} tail loss "
+                f"probes by the {r}",
                 packets=(first[0], d.rto_examples[-1][0]) if first else None,
                 time=(first[1] - first[2], d.rto_examples[-1][1]) if first else None,
             )
         )
+    timed = rto + tlp
     return _finding(
         "tcp.rto_retransmit",
         "network",
-        "medium" if rto >= 3 or wait >= 1 else "low",
+        "medium" if timed >= 3 or wait + tlp_wait >= 1 else "low",
         title,
         " ".join(parts),
         refs,
         index,
         rto_retransmissions=rto,
+        tail_loss_probes=tlp,
         fast_retransmissions=fast,
+        resent_acknowledged=acked,
         wait_seconds=wait,
+        tlp_wait_seconds=tlp_wait,
         by_sender=by_role,
         rows=[
-            {"connection": c.id, "sender": r, "rto": d.rto_retransmissions, "wait": d.rto_wait}
+            {
+                "connection": c.id,
+                "sender": r,
+                "rto": d.rto_retransmissions,
+                "wait": d.rto_wait,
+                "tlp": d.tail_loss_probes,
+                "tlp_wait": d.tlp_wait,
+            }
             for c, r, d in sides[:MAX_DATA_ROWS]
         ],
     )

@@ -43,6 +43,7 @@ from whodunnet.capture.constants import (
     TH_FIN,
     TH_RST,
     TH_SYN,
+    TLP_MIN,
     WRAP,
 )
 from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
@@ -282,13 +283,29 @@ def track_window(
 
 
 @jit
-def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int) -> None:
-    """A retransmission: RTO-style after ≥ RTO_IDLE of silence, else fast; no RTT from it (Karn)."""
+def count_retransmission(
+    k: Conn, s: Side, p: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int
+) -> None:
+    """A retransmission, by what set it off: a re-send of bytes already acknowledged (the ACK was
+    lost after the capture point: nothing waited on a loss), a tail loss probe, a timeout
+    (RTO-style: after ≥ RTO_IDLE of silence) or else fast; no RTT from it (Karn)."""
     s.retrans += 1
     s.retrans_bytes += payload
     if payload:
         s.retrans_data += 1
-    if idle >= RTO_IDLE:
+    since = ts - s.last_send_ts if s.last_send_ts >= 0 else 0.0
+    rtt = s.rtt_min if s.rtt_n else k.ooo_thresh
+    if s.ack_valid and seg_end <= s.acked:
+        s.resent_acked += 1
+    elif (
+        seg_end == s.max_end
+        and s.resent_end < seg_end
+        and since >= max(2 * rtt, TLP_MIN)
+        and (k.hs_ack_ts < 0 or (s.sack and p.sack))
+    ):
+        s.tlp += 1
+        s.tlp_wait += since
+    elif idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
         n = s.n_rto_ex
@@ -297,6 +314,7 @@ def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: fl
             s.rto_time[n] = ts
             s.rto_idle[n] = idle
             s.n_rto_ex = n + 1
+    s.resent_end = max(s.resent_end, seg_end)
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
     s.max_end = max(s.max_end, seg_end)
@@ -413,9 +431,10 @@ def track_data(
         kind = SEG_OUT_OF_ORDER
     else:
         kind = SEG_RETRANSMISSION
-        count_retransmission(s, payload, rel, seg_end, idle, ts, frame)
+        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame)
     if payload and s.ack_valid:
         track_in_flight(s, p)
+    s.last_send_ts = ts
     return kind
 
 
