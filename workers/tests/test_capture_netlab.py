@@ -53,7 +53,7 @@ def test_an_ecn_syn_black_hole_is_found(lab: NetLab) -> None:
     ecn = found["tcp.ecn_syn_blackhole"]
     assert ecn.data["fallback_connections"] == 3 and ecn.severity == "high"
     syn = found["tcp.syn_retransmit"]
-    assert syn.data["stack"] == "linux" and syn.data["connections"] == 3
+    assert syn.data["stack"] == "1s-initial" and syn.data["connections"] == 3  # one retry: no schedule told
     assert 0.9 <= syn.data["max_delay"] <= 1.6
 
 

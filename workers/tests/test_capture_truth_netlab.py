@@ -139,3 +139,50 @@ def test_tcpdump_on_every_interface_of_a_forwarding_host_sees_each_packet_twice_
     assert found["capture.duplicates"].severity == "info"
     rate = found["tcp.retransmissions"].data["by_sender"]["client"]["rate"]
     assert rate == resent / conn.c2s.data_packets < 0.02
+
+
+def connect_through(lab: NetLab, port: int, rule: str, lifted_after: float) -> None:
+    """Connect once while the router applies ``rule``, lifted ``lifted_after`` seconds in."""
+    lab.router_rules(rule)
+    code = f"import socket\nsocket.create_connection(('{SERVER_IP}', {port}), timeout=30).close()"
+    p = lab.spawn("c", sys.executable, "-c", code)
+    time.sleep(lifted_after)
+    lab.nft_output("r", "flush chain inet lab drops")
+    assert p.wait(timeout=30) == 0
+
+
+def test_syn_retry_schedules_are_named_from_the_gaps_and_lost_syn_acks_seen_from_the_server(lab: NetLab) -> None:
+    for port in (7008, 7009, 7010):
+        serve(lab, "echo1", str(port))
+    client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+    syn, synack = "tcp flags & (syn | ack) == syn", "tcp flags & (syn | ack) == syn | ack"
+    # Linux ≥ 6.5's default (tcp_syn_linear_timeouts=4): 1 s retries, then doubling. SYNs dropped
+    # for 6 s: the seventh, 1+1+1+1+1+2 s after the first, gets through.
+    lab.sysctl("c", "net.ipv4.tcp_syn_linear_timeouts=4")
+    connect_through(lab, 7008, f"tcp dport 7008 {syn} drop", 6.0)
+    # The classic schedule (0): 1, 2, 4 s; SYNs dropped for 5 s: the fourth gets through at 7 s.
+    lab.sysctl("c", "net.ipv4.tcp_syn_linear_timeouts=0")
+    connect_through(lab, 7010, f"tcp dport 7010 {syn} drop", 5.0)
+    # SYN-ACKs dropped for 3.5 s (a middlebox losing handshakes): the server answered every SYN.
+    lab.sysctl("c", "net.ipv4.tcp_syn_linear_timeouts=4")
+    connect_through(lab, 7009, f"tcp sport 7009 {synack} drop", 3.5)
+    result = analyze([client_cap.stop(), server_cap.stop()])
+    at_client = kinds(result.findings, 0)["tcp.syn_retransmit"]
+    at_server = kinds(result.findings, 1)["tcp.syn_retransmit"]
+    rows = {r["connection"]: r for r in at_client.data["rows"]}
+    linear, classic, lost_back = rows[0], rows[1], rows[2]
+    # Six SYN-ACKs lost: the linear schedule answers the seventh SYN after 1+1+1+1+1+2 s.
+    assert linear["stack"] == "linear" and len(linear["gaps"]) == 6
+    assert [round(g) for g in linear["gaps"]] == [1, 1, 1, 1, 1, 2] and 7.0 <= linear["delay"] <= 7.5
+    assert "1+1+1+1+1+2 s" in at_client.explanation, at_client.explanation
+    # Three lost on the classic schedule: 1+2+4 s.
+    assert classic["stack"] == "linux" and [round(g) for g in classic["gaps"]] == [1, 2, 4]
+    assert 7.0 <= classic["delay"] <= 7.5
+    assert [round(g) for g in lost_back["gaps"]] == [1, 1, 1, 1] and not lost_back["synack_lost_downstream"]
+    # At the server only the third connection's SYNs arrived before the answer that got through:
+    # each was answered, so the retries say its SYN-ACKs were lost on the way back, and they cost
+    # the same 4 s there as at the client (not "0.00 ms").
+    (seen,) = at_server.data["rows"]
+    assert seen["synack_lost_downstream"] and at_server.data["synacks_lost_downstream"] == 1
+    assert seen["delay"] == pytest.approx(lost_back["delay"], abs=0.05) and 3.9 <= seen["delay"] <= 4.5
+    assert "SYN-ACKs" in at_server.explanation and "0.00 ms" not in at_server.title

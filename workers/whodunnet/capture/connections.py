@@ -141,6 +141,8 @@ class Connection:
     synack_count: int
     synack_times: tuple[SynEvent, ...]
     handshake_complete: bool
+    #: When the client's first ACK after a SYN-ACK was seen (None: the handshake did not complete).
+    handshake_ack_time: float | None
     #: SYN → SYN-ACK → ACK, as two halves: the last SYN before the first SYN-ACK to that
     #: SYN-ACK, plus the last SYN-ACK before the client's first ACK to that ACK (a full round
     #: trip wherever the capture was taken, without SYN or SYN-ACK retry delays). None when

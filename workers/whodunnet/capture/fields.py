@@ -229,7 +229,12 @@ class Conn(Record):
     client: int = col(-1, "the side that sent the SYN (or, without one, did not send the SYN-ACK); -1 unknown")
     scale: Ints = col(0, "window scale applied to each side's windows", shape=(2,))
     scale_known: bool = col(False, "the handshake told the window scale", view="window_scale_known")
-    hs_ack_ts: float = col(-1.0, "time of the client's first ACK after a SYN-ACK (handshake complete)")
+    hs_ack_ts: float = col(
+        -1.0,
+        "time of the client's first ACK after a SYN-ACK (handshake complete)",
+        view="handshake_ack_time",
+        show="time",
+    )
     hs_ack_pkt: int = col(0, "its packet number")
     ooo_thresh: float = col(
         OOO_DEFAULT,

@@ -102,13 +102,27 @@ def _finding(
 # handshakes
 
 
+#: A gap between SYNs of about this long is a 1 s retry (the initial RTO of RFC 6298).
+ONE_S = (0.8, 1.5)
+
+
+def _about(gap: float, seconds: float) -> bool:
+    return ONE_S[0] * seconds <= gap <= ONE_S[1] * seconds
+
+
 def syn_stack(gaps: Sequence[float]) -> str:
     """Which SYN retry schedule the gaps between SYNs fit."""
     if not gaps:
         return "unknown"
     first = gaps[0]
-    if 0.8 <= first <= 1.5:
-        return "linux"  # initial RTO 1 s (RFC 6298), doubling: 1, 2, 4 ... s
+    if _about(first, 1):
+        if len(gaps) == 1:
+            return "1s-initial"  # Linux's classic and linear schedules and macOS all start so
+        if _about(gaps[1], 1):
+            return "linear"  # 1 s retries, then doubling: Linux ≥ 6.5's tcp_syn_linear_timeouts, macOS
+        if _about(gaps[1], 2):
+            return "linux"  # initial RTO 1 s, doubling: 1, 2, 4 ... s
+        return "other"
     if 2.5 <= first <= 3.6:
         if len(gaps) < 2 or 5.0 <= gaps[1] <= 7.0:
             return "windows"  # initial RTO 3 s, then 6 s (two retries by default)
@@ -117,7 +131,9 @@ def syn_stack(gaps: Sequence[float]) -> str:
 
 
 STACK_TEXT = {
-    "linux": "Linux's schedule (1 s, then doubling: 1-2-4 s)",
+    "linux": "Linux's classic schedule (1 s, then doubling: 1-2-4 s)",
+    "linear": "1 s retries before doubling (Linux ≥ 6.5's tcp_syn_linear_timeouts: 1 s × 4, then doubling; or macOS)",
+    "1s-initial": "a 1 s initial timeout (Linux, macOS; one retry does not tell the schedule)",
     "windows": "Windows' schedule (3 s, then 6 s)",
     "3s-initial": "a 3 s initial timeout (older stacks)",
     "other": "no common stack's schedule",
@@ -129,6 +145,18 @@ def _gaps(events: Sequence[Any]) -> list[float]:
     return [round(b.time - a.time, 6) for a, b in itertools.pairwise(events)]
 
 
+def _sum_text(gaps: Sequence[float]) -> str:
+    """``1+1+1+1+1+2 s``: the gaps as a person adds them up (whole seconds when they are)."""
+    whole = all(abs(g - round(g)) <= 0.1 * max(1, round(g)) and round(g) for g in gaps)
+    return "+".join(f"{round(g)}" if whole else f"{g:.2f}" for g in gaps) + " s"
+
+
+def _example(rows: Sequence[tuple[Any, ...]], stack: str) -> str:
+    """``4: 1+1+1+1+1+2 s``: the longest-waiting connection of a schedule and its gaps."""
+    r = next(r for r in rows if r[4] == stack)
+    return f"{r[1].id}: {_sum_text(r[2])}"
+
+
 def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
     rows = []
     for c in conns:
@@ -136,13 +164,16 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
             continue
         gaps = _gaps(c.syn_times)
         answered = c.synack_count > 0
-        if answered:
-            first_synack = c.synack_times[0].time
-            before = [e.time for e in c.syn_times if e.time <= first_synack]
-            delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
-        else:
-            delay = c.syn_times[-1].time - c.syn_times[0].time
-        rows.append((delay, c, gaps, answered, syn_stack(gaps)))
+        # Retries cost the time up to the last SYN sent before the handshake completed (or, at
+        # the client, before the first SYN-ACK): measured the same way at either end.
+        done = (
+            c.handshake_ack_time if c.handshake_ack_time is not None else (c.synack_times[0].time if answered else None)
+        )
+        before = [e.time for e in c.syn_times if done is None or e.time <= done]
+        delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
+        # A SYN-ACK sent before the SYN was retried: the SYN arrived, its answer did not.
+        lost_back = answered and len(before) > 1 and c.synack_times[0].time < before[-1]
+        rows.append((delay, c, gaps, answered, syn_stack(gaps), lost_back))
     if not rows:
         return None
     rows.sort(key=lambda r: (-r[0], r[1].id))
@@ -152,31 +183,55 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
         stacks[r[4]] = stacks.get(r[4], 0) + 1
     main_stack = max(stacks, key=lambda k: stacks[k])
     unanswered = sum(1 for r in rows if not r[3])
+    lost_back = sum(1 for r in rows if r[5])
     retries = sum(r[1].syn_count - 1 for r in rows)
     worst = rows[0]
     title = (
         f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(delays))} added to connect"
-        f" ({STACK_TEXT[main_stack].split(' (')[0]})"
+        f" ({STACK_TEXT[main_stack].split(' (')[0]})" + (f", {unanswered:,} never answered" if unanswered else "")
     )
     gap_text = ", ".join(f"+{g:.2f} s" for g in worst[2])
+    if worst[3]:
+        fate = f"lost {fmt_s(worst[0])} before the handshake"
+        if worst[5]:
+            fate += ", every SYN answered here but the SYN-ACKs lost on the way back"
+        else:
+            fate += " completed"
+    else:
+        fate = f"was never answered ({worst[1].syn_count} SYNs over {fmt_s(worst[0])})"
     parts = [
         f"{_plural(retries, 'SYN retransmission')} on {_plural(len(rows), 'connection')} "
         f"(of {len(conns):,} in the capture).",
         f"The retry gaps fit {STACK_TEXT[main_stack]}"
-        + (f" on {stacks[main_stack]:,} of them." if len(stacks) > 1 else "."),
+        + (f" on {stacks[main_stack]:,} of them" if len(stacks) > 1 else "")
+        + f" (connection {_example(rows, main_stack)})."
+        + "".join(
+            f" {stacks[k]:,} fit {STACK_TEXT[k].split(' (')[0]} (connection {_example(rows, k)})."
+            for k in sorted(stacks)
+            if k != main_stack
+        ),
         f"The worst, connection {worst[1].id} ({worst[1].client} → {worst[1].server}), retried at {gap_text} "
-        f"and lost {fmt_s(worst[0])} before the SYN that was answered.",
+        f"and {fate}.",
         f"Median delay added: {fmt_s(statistics.median(delays))}.",
     ]
     if unanswered:
         parts.append(f"{_plural(unanswered, 'connection')} never got a SYN-ACK in the capture.")
-    parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
+    if lost_back:
+        parts.append(
+            f"On {_plural(lost_back, 'connection')} a SYN-ACK was sent before the SYN came again: the SYNs "
+            "arrived, and the SYN-ACKs (or the client's ACKs) were lost between here and the client, as a "
+            "middlebox dropping handshakes or a full connection table does."
+        )
+        if lost_back == len(rows):
+            parts.append("Seen from here the loss is downstream: the capture point is past it, on the server's side.")
+    else:
+        parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
     severity: Severity = "high" if max(delays) >= 3 else "medium" if max(delays) >= 1 else "low"
     refs = [
         _ref(
             index,
             r[1],
-            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost",
+            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost" + ("" if r[3] else ", never answered"),
             packets=(r[1].syn_times[0].packet, r[1].syn_times[-1].packet),
             time=(r[1].syn_times[0].time, r[1].syn_times[-1].time),
         )
@@ -198,8 +253,16 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
         median_delay=statistics.median(delays),
         total_delay=sum(delays),
         unanswered=unanswered,
+        synacks_lost_downstream=lost_back,
         rows=[
-            {"connection": r[1].id, "gaps": r[2], "delay": r[0], "answered": r[3], "stack": r[4]}
+            {
+                "connection": r[1].id,
+                "gaps": r[2],
+                "delay": r[0],
+                "answered": r[3],
+                "stack": r[4],
+                "synack_lost_downstream": r[5],
+            }
             for r in rows[:MAX_DATA_ROWS]
         ],
     )
