@@ -161,11 +161,12 @@ class NetLab:
         self._procs.append(p)
         return p
 
-    def capture(self, ns: str, name: str, interface: str | None = None) -> Capture:
+    def capture(self, ns: str, name: str, interface: str | None = None, expression: str = "tcp") -> Capture:
         """Start tcpdump on the client's (``c``) or server's (``s``) interface, or on ``interface``
         of namespace ``ns`` (``any``: every interface, as Linux cooked packets)."""
         path = self.workdir / name
-        args = ("-i", interface or self.dev[ns], "-w", str(path), "-U", "--immediate-mode", "-s", "200", "-n", "tcp")
+        args = ("-i", interface or self.dev[ns], "-w", str(path), "-U", "--immediate-mode", "-s", "200", "-n",
+                *expression.split())  # fmt: skip
         p = self.spawn(ns, "tcpdump", *args)
         assert p.stderr is not None
         line = p.stderr.readline()  # "tcpdump: listening on ..." once it is capturing

@@ -6,6 +6,9 @@ a capture from the corpus (``data/captures/README.md``) with tshark's view besid
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from capture_testdata import CAPTURES, tshark_view
 
 from whodunnet.engine import analyze
@@ -86,3 +89,50 @@ def test_an_acknowledged_segment_sent_again_after_an_idle_is_not_rto_waiting() -
     assert conn.c2s.retransmissions == conn.c2s.resent_acknowledged == 1
     assert conn.c2s.rto_retransmissions == conn.c2s.tail_loss_probes == 0
     assert "tcp.rto_retransmit" not in kinds(result)
+
+
+_CONV = re.compile(
+    r"^(?P<a>\S+)\s+<->\s+(?P<b>\S+)\s+(?P<to_a>\d+)\s+\S+\s+\w+\s+(?P<to_b>\d+)\s+\S+\s+\w+\s+\d+\s+\S+\s+\w+\s+(?P<start>[\d.]+)"
+)
+
+
+def tshark_conversations(name: str) -> list[tuple[str, str, int, int, float]]:
+    """tshark's ``conv,tcp`` rows: (A, B, frames B → A, frames A → B, start relative to the first packet)."""
+    out = []
+    for line in (CAPTURES / "tshark" / f"{name}.conv_tcp.txt").read_text().splitlines():
+        if (m := _CONV.match(line.strip())) is not None:
+            out.append((m["a"], m["b"], int(m["to_a"]), int(m["to_b"]), float(m["start"])))
+    return out
+
+
+def _plain(endpoint: str) -> str:
+    return endpoint.replace("[", "").replace("]", "")
+
+
+@pytest.mark.parametrize(
+    ("name", "connections"),
+    [
+        ("gre-sample.pcap", 1),  # TCP in IPv4 in GRE
+        ("gre-erspan-vxlan.pcap", 1),  # ... in VXLAN in ERSPAN type II in GRE
+        ("gre-aruba.pcap", 23),  # in 802.11 frames in Aruba's GRE
+        ("geneve.pcap", 1),
+        ("vxlan.pcap", 4),
+        ("vxlan-reserved.pcap", 1),
+        ("gtp-iphone.pcap", 4),  # IPv6 in GTP-U, one 4-tuple used four times
+        ("80211http.pcap", 1),  # radiotap + 802.11
+        ("nflog.pcap", 1),
+    ],
+)
+def test_tcp_inside_tunnels_gives_tshark_s_inner_conversations(name: str, connections: int) -> None:
+    result = run(name)
+    ours = result.evidence[0].connections
+    start = result.evidence[0].summary["first_ts"]
+    theirs = tshark_conversations(name)
+    assert len(ours) == len(theirs) == connections
+    for a, b, to_a, to_b, at in theirs:
+        (c,) = [
+            c for c in ours if {_plain(c.client), _plain(c.server)} == {a, b} and abs(c.first_time - start - at) < 1e-5
+        ]
+        from_a = c.c2s if _plain(c.client) == a else c.s2c
+        from_b = c.s2c if from_a is c.c2s else c.c2s
+        assert (from_a.packets, from_b.packets) == (to_b, to_a), (name, a, b)

@@ -186,3 +186,28 @@ def test_syn_retry_schedules_are_named_from_the_gaps_and_lost_syn_acks_seen_from
     assert seen["synack_lost_downstream"] and at_server.data["synacks_lost_downstream"] == 1
     assert seen["delay"] == pytest.approx(lost_back["delay"], abs=0.05) and 3.9 <= seen["delay"] <= 4.5
     assert "SYN-ACKs" in at_server.explanation and "0.00 ms" not in at_server.title
+
+
+def test_tcp_inside_a_vxlan_tunnel_is_seen_on_the_underlay(lab: NetLab) -> None:
+    # A VXLAN tunnel (VNI 42, port 4789) between the client and the router, over their link:
+    # the overlay 192.168.77.0/24 rides inside UDP between 10.91.1.2 and 10.91.1.1.
+    for ns, local, remote, overlay in (("c", "10.91.1.2", "10.91.1.1", "192.168.77.2/24"),
+                                       ("r", "10.91.1.1", "10.91.1.2", "192.168.77.1/24")):  # fmt: skip
+        lab.ex(ns, "ip", "link", "add", "vx42", "type", "vxlan", "id", "42", "dstport", "4789",
+               "local", local, "remote", remote)  # fmt: skip
+        lab.ex(ns, "ip", "addr", "add", overlay, "dev", "vx42")
+        lab.ex(ns, "ip", "link", "set", "vx42", "up")
+    lab.spawn("r", sys.executable, TRAFFIC, "server", "echo1", "7011")
+    time.sleep(0.3)
+    underlay = lab.capture("c", "underlay.pcap", expression="udp port 4789")  # the client's veth: VXLAN
+    overlay = lab.capture("c", "overlay.pcap", interface="vx42")  # the same traffic, untunnelled
+    client(lab, "rr1", "192.168.77.1", "7011", "200")
+    result = analyze([underlay.stop(), overlay.stop()])
+    (outer,) = result.evidence[0].connections
+    (inner,) = result.evidence[1].connections
+    assert (outer.client_ip, outer.server) == ("192.168.77.2", "192.168.77.1:7011")
+    assert (outer.client, outer.server) == (inner.client, inner.server)
+    for a, b in ((outer.c2s, inner.c2s), (outer.s2c, inner.s2c)):
+        assert (a.packets, a.payload_bytes, a.data_packets) == (b.packets, b.payload_bytes, b.data_packets)
+    assert outer.c2s.data_packets == 200 and outer.handshake_complete
+    assert result.evidence[0].summary["tcp_packets"] == result.evidence[1].summary["tcp_packets"]
