@@ -18,6 +18,12 @@ from whodunnet.capture.constants import (
     AF_INET6_BSD,
     AF_INET6_DARWIN,
     AF_INET6_FREEBSD,
+    ERSPAN_2_HEADER,
+    ERSPAN_3_HEADER,
+    ERSPAN_3_SUBHEADER,
+    ETH_ARUBA_WLAN,
+    ETH_ERSPAN_2,
+    ETH_ERSPAN_3,
     ETH_IPV4,
     ETH_IPV6,
     ETH_MAX_LENGTH,
@@ -25,15 +31,10 @@ from whodunnet.capture.constants import (
     ETH_MPLS_MULTICAST,
     ETH_PBB,
     ETH_PPPOE_SESSION,
-    ETH_ARUBA_WLAN,
-    ETH_ERSPAN_2,
-    ETH_ERSPAN_3,
     ETH_TEB,
     ETH_VNTAG,
     ETHERNET_HEADER,
-    ERSPAN_2_HEADER,
-    ERSPAN_3_HEADER,
-    ERSPAN_3_SUBHEADER,
+    FDDI_HEADER,
     GENEVE_HEADER,
     GRE_CHECKSUM,
     GRE_HEADER,
@@ -72,12 +73,11 @@ from whodunnet.capture.constants import (
     LINK_RAW,
     LINK_RAW_12,
     LINK_RAW_14,
-    FDDI_HEADER,
     LLC_SNAP,
-    NFLOG_HEADER,
-    NFULA_PAYLOAD,
     MAX_IP_LAYERS,
     MAX_SHIMS,
+    NFLOG_HEADER,
+    NFULA_PAYLOAD,
     PPP_IPV4,
     PPP_IPV6,
     TCP_HEADER,
@@ -399,7 +399,7 @@ def inner_frame(buf: Buffer, pk: Packet, p: int, et: int) -> bool:
             return False
         pk.ethertype = be16(buf, p + 12)
         pk.net = p + ETHERNET_HEADER
-    elif et == ETH_IPV4 or et == ETH_IPV6:
+    elif et in (ETH_IPV4, ETH_IPV6):
         pk.ethertype = et
         pk.net = p
     else:
@@ -448,7 +448,7 @@ def udp_payload(buf: Buffer, pk: Packet) -> bool:
     if dport not in (UDP_VXLAN, UDP_VXLAN_LINUX, UDP_GENEVE, UDP_GTPU):
         dport = be16(buf, p)
     q = p + UDP_HEADER
-    if dport == UDP_VXLAN or dport == UDP_VXLAN_LINUX:
+    if dport in (UDP_VXLAN, UDP_VXLAN_LINUX):
         if q + VXLAN_HEADER > pk.end:
             return False
         if dport == UDP_VXLAN_LINUX and int(buf[q]) != VXLAN_FLAG_VNI:
