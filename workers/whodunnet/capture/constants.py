@@ -226,8 +226,11 @@ WRAP = 1 << 32
 #: "RTO-style": Linux's minimum retransmission timeout is 200 ms.
 RTO_IDLE = 0.2
 #: A tail loss probe (RFC 8985, Linux's TLP) re-sends the last segment sent once no ACK came for
-#: 2 × SRTT (Linux adds 200 ms when one segment is out, or a few ms), never sooner than 10 ms.
+#: 2 × SRTT (Linux adds 200 ms when one segment is out, or a few ms), never sooner than 10 ms,
+#: and never later than the retransmission timeout would have fired: a first re-send later than
+#: 2 × the largest RTT sample + TLP_SLACK is a timeout's (Linux's 200 ms plus 50 ms of margin).
 TLP_MIN = 0.01
+TLP_SLACK = 0.25
 #: Bytes in flight at or above this share of the peer's advertised window count as "pinned".
 PINNED_SHARE = 0.85
 #: How many examples (SYN times, retransmission packets...) a connection side keeps.

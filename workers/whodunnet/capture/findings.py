@@ -186,10 +186,19 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
     lost_back = sum(1 for r in rows if r[5])
     retries = sum(r[1].syn_count - 1 for r in rows)
     worst = rows[0]
-    title = (
-        f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(delays))} added to connect"
-        f" ({STACK_TEXT[main_stack].split(' (')[0]})" + (f", {unanswered:,} never answered" if unanswered else "")
-    )
+    answered_delays = [r[0] for r in rows if r[3]]
+    waited = [r[0] for r in rows if not r[3]]
+    stack_name = STACK_TEXT[main_stack].split(" (")[0]
+    if answered_delays:
+        title = (
+            f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(answered_delays))} added "
+            f"to connect ({stack_name})" + (f", {unanswered:,} never answered" if unanswered else "")
+        )
+    else:
+        title = (
+            f"SYN retransmitted on {_plural(len(rows), 'connection')}, never answered: SYNs sent for up to "
+            f"{fmt_s(max(waited))} ({stack_name})"
+        )
     gap_text = ", ".join(f"+{g:.2f} s" for g in worst[2])
     if worst[3]:
         fate = f"lost {fmt_s(worst[0])} before the handshake"
@@ -463,11 +472,10 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
                 time=(first[1] - first[2], d.rto_examples[-1][1]) if first else None,
             )
         )
-    timed = rto + tlp
     return _finding(
         "tcp.rto_retransmit",
         "network",
-        "medium" if timed >= 3 or wait + tlp_wait >= 1 else "low",
+        "medium" if rto >= 3 or wait + tlp_wait >= 1 else "low",
         title,
         " ".join(parts),
         refs,

@@ -44,6 +44,7 @@ from whodunnet.capture.constants import (
     TH_RST,
     TH_SYN,
     TLP_MIN,
+    TLP_SLACK,
     WRAP,
 )
 from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
@@ -294,15 +295,11 @@ def count_retransmission(
     if payload:
         s.retrans_data += 1
     since = ts - s.last_send_ts if s.last_send_ts >= 0 else 0.0
-    rtt = s.rtt_min if s.rtt_n else k.ooo_thresh
+    rtt_lo, rtt_hi = (s.rtt_min, s.rtt_max) if s.rtt_n else (k.ooo_thresh, k.ooo_thresh)
+    probe_time = max(2 * rtt_lo, TLP_MIN) <= since <= 2 * rtt_hi + TLP_SLACK
     if s.ack_valid and seg_end <= s.acked:
         s.resent_acked += 1
-    elif (
-        seg_end == s.max_end
-        and s.resent_end < seg_end
-        and since >= max(2 * rtt, TLP_MIN)
-        and (k.hs_ack_ts < 0 or (s.sack and p.sack))
-    ):
+    elif seg_end == s.max_end and s.resent_end < seg_end and probe_time and (k.hs_ack_ts < 0 or (s.sack and p.sack)):
         s.tlp += 1
         s.tlp_wait += since
     elif idle >= RTO_IDLE:
