@@ -39,7 +39,7 @@ _PAIR = re.compile(r"^(?P<stem>.*?)[-_.]?(?P<when>before|after)(?P<ext>\.\w+)?$"
 #: Directories whose files are also analysed together, as one incident.
 BUNDLES = ("generated_here/loopback-scenarios-1/",)
 #: Whether captures are in the budget yet (the capture half turns this on and adds their rows).
-CAPTURES = False
+CAPTURES = True
 CAPTURE_FORMATS = frozenset({"pcap", "pcapng", "gzip"})
 NOT_EVIDENCE = frozenset({"text", "binary", "empty"})
 VERDICTS = frozenset({"true", "false"})

@@ -836,9 +836,18 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     stats = {}
     for role in ROLES:
         data = sum(c.side(role).data_packets for c in conns)
-        rx = sum(c.side(role).data_retransmissions for c in conns)
+        # Re-sends of bytes the peer had already acknowledged (at the capture point) are no sign of
+        # loss on the way to the peer: counted apart, not in the rate.
+        spurious = sum(min(c.side(role).resent_acknowledged, c.side(role).data_retransmissions) for c in conns)
+        rx = sum(c.side(role).data_retransmissions for c in conns) - spurious
         rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
-        stats[role] = {"data_packets": data, "retransmissions": rx, "bytes": rbytes, "rate": rx / data if data else 0.0}
+        stats[role] = {
+            "data_packets": data,
+            "retransmissions": rx,
+            "already_acknowledged": spurious,
+            "bytes": rbytes,
+            "rate": rx / data if data else 0.0,
+        }
     notable = [
         r for r in ROLES if stats[r]["retransmissions"] >= RETRANS_COUNT_MIN and stats[r]["rate"] >= RETRANS_RATE_MIN
     ]
@@ -857,6 +866,12 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
         "Each retransmission is a segment the sender believed lost (or reordered); a rate above a few tenths "
         "of a percent slows loss-based congestion control noticeably.",
     ]
+    spurious = stats["client"]["already_acknowledged"] + stats["server"]["already_acknowledged"]
+    if spurious:
+        parts.append(
+            f"Not counted: {_plural(spurious, 'data segment')} re-sent after the capture had seen the peer acknowledge "
+            "them (the ACK was late or lost past the capture point)."
+        )
     top = sorted(
         (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),
         key=lambda c: -(c.c2s.retransmissions + c.s2c.retransmissions),

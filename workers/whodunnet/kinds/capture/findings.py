@@ -83,6 +83,7 @@ FIELDS = {
     "max_bytes_after_fin": Field("bytes", "Most bytes after FIN on one connection"),
     "discarded_connections": Field("count", "Connections with data discarded"),
     "data_packets": Field("count"),
+    "already_acknowledged": Field("count", "Re-sent after being acknowledged"),
     "rate": Field("share"),
     # path.* (two captures of the same traffic)
     "captures": Field("count"),
