@@ -71,6 +71,10 @@ class Direction:
     tlp_wait: float
     rto_retransmissions: int
     resent_acknowledged: int
+    #: A FIN without data sent again (the peer did not acknowledge the close): counted, not timed.
+    fin_retransmissions: int
+    #: Data sent again while the peer's window was zero: probing the window, not repairing a loss.
+    zero_window_probes: int
     fast_retransmissions: int
     #: Seconds of silence before the RTO-style retransmissions, added up.
     rto_wait: float
@@ -252,7 +256,9 @@ def _seconds(us: Any) -> list[float | None]:
 #: Direction attributes worked out from several fields, a column at a time.
 DERIVED: dict[str, Callable[[SideColumns], list[Any]]] = {
     "throughput": _throughput,
-    "fast_retransmissions": lambda s: (s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"]).tolist(),
+    "fast_retransmissions": lambda s: (
+        s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"] - s["fin_resends"] - s["win_probes"]
+    ).tolist(),
     "rto_examples": _rto_examples,
     "window_median": lambda s: _none_where(s.quantile(SKETCH_WINDOW, 0), s.quantile(SKETCH_WINDOW, 0) < 0),
     "window_scaled": lambda s: s.scale_known.tolist(),

@@ -284,6 +284,12 @@ class Side(Record):
     resent_acked: int = col(
         0, "re-sends of bytes the peer had already acknowledged (not waiting on a loss)", view="resent_acknowledged"
     )
+    fin_resends: int = col(
+        0, "re-sends of a FIN without data (a close not acknowledged; not timed)", view="fin_retransmissions"
+    )
+    win_probes: int = col(
+        0, "re-sends while the peer's window is zero: window probes, not loss", view="zero_window_probes"
+    )
     last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
     resent_end: int = col(0, "highest end of a segment it re-sent")
     n_rto_ex: int = col(0, "RTO-style examples kept")

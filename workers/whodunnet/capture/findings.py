@@ -836,9 +836,12 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     stats = {}
     for role in ROLES:
         data = sum(c.side(role).data_packets for c in conns)
-        # Re-sends of bytes the peer had already acknowledged (at the capture point) are no sign of
-        # loss on the way to the peer: counted apart, not in the rate.
-        spurious = sum(min(c.side(role).resent_acknowledged, c.side(role).data_retransmissions) for c in conns)
+        # Re-sends of bytes the peer had already acknowledged (at the capture point), and data sent
+        # again into a zero window (probing it), are no sign of loss: counted apart, not in the rate.
+        spurious = sum(
+            min(c.side(role).resent_acknowledged + c.side(role).zero_window_probes, c.side(role).data_retransmissions)
+            for c in conns
+        )
         rx = sum(c.side(role).data_retransmissions for c in conns) - spurious
         rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
         stats[role] = {
@@ -870,7 +873,7 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     if spurious:
         parts.append(
             f"Not counted: {_plural(spurious, 'data segment')} re-sent after the capture had seen the peer acknowledge "
-            "them (the ACK was late or lost past the capture point)."
+            "them (the ACK was late or lost past the capture point) or while the peer's window was zero (probing it)."
         )
     top = sorted(
         (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),

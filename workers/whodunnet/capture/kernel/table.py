@@ -299,6 +299,10 @@ def count_retransmission(
     probe_time = max(2 * rtt_lo, TLP_MIN) <= since <= 2 * rtt_hi + TLP_SLACK
     if s.ack_valid and seg_end <= s.acked:
         s.resent_acked += 1
+    elif not payload:  # a FIN alone again: the close was not acknowledged, no request waits on it
+        s.fin_resends += 1
+    elif p.zero_start >= 0:  # the peer's window is zero: probing it (with data), not repairing a loss
+        s.win_probes += 1
     elif seg_end == s.max_end and s.resent_end < seg_end and probe_time and (k.hs_ack_ts < 0 or (s.sack and p.sack)):
         s.tlp += 1
         s.tlp_wait += since
