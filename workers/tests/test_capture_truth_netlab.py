@@ -91,7 +91,9 @@ def test_one_byte_requests_dropped_are_retransmissions_not_keep_alives(lab: NetL
     # them, TCPDSACKOldSent), again the kernel's count.
     assert at_server.c2s.retransmissions == 0
     assert at_server.s2c.retransmissions == delta["s"]["TcpRetransSegs"] >= lost // 2
-    assert delta["c"]["TcpExtTCPDSACKOldSent"] == at_server.s2c.retransmissions
+    assert delta["c"]["TcpExtTCPDSACKOldSent"] == at_server.s2c.retransmissions == at_server.s2c.dsacked_segments
+    # So at the server they are not counted as loss: no retransmission rate from them.
+    assert "tcp.retransmissions" not in kinds(result.findings, 1)
     # Which timer sent them: tail loss probes (TCPLossProbes) or timeouts (TCPTimeouts), as each
     # kernel counted them.
     for conn, side, ns in ((at_client, "c2s", "c"), (at_server, "s2c", "s")):

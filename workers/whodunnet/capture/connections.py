@@ -75,6 +75,8 @@ class Direction:
     fin_retransmissions: int
     #: Data sent again while the peer's window was zero: probing the window, not repairing a loss.
     zero_window_probes: int
+    #: Segments the peer said it received twice (D-SACK): retransmissions that were spurious.
+    dsacked_segments: int
     fast_retransmissions: int
     #: Seconds of silence before the RTO-style retransmissions, added up.
     rto_wait: float

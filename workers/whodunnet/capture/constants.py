@@ -212,7 +212,10 @@ TCPOPT_NOP = 1
 TCPOPT_MSS = 2
 TCPOPT_WSCALE = 3
 TCPOPT_SACK_PERMITTED = 4
+TCPOPT_SACK = 5
 TCPOPT_TIMESTAMPS = 8
+#: The shortest TCP header that can carry a SACK block (20 + kind, length and one 8-byte block).
+SACK_MIN_HEADER = 30
 #: RFC 7323: larger shifts are taken as 14.
 MAX_WSCALE = 14
 

@@ -290,6 +290,11 @@ class Side(Record):
     win_probes: int = col(
         0, "re-sends while the peer's window is zero: window probes, not loss", view="zero_window_probes"
     )
+    dsacked: int = col(
+        0,
+        "segments the peer reported receiving twice (a D-SACK: a SACK block below its cumulative ACK)",
+        view="dsacked_segments",
+    )
     last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
     resent_end: int = col(0, "highest end of a segment it re-sent")
     n_rto_ex: int = col(0, "RTO-style examples kept")

@@ -836,10 +836,14 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     stats = {}
     for role in ROLES:
         data = sum(c.side(role).data_packets for c in conns)
-        # Re-sends of bytes the peer had already acknowledged (at the capture point), and data sent
-        # again into a zero window (probing it), are no sign of loss: counted apart, not in the rate.
+        # Re-sends of bytes the peer had already acknowledged (at the capture point), ones the peer
+        # reported receiving twice (D-SACK) and data sent again into a zero window (probing it) are
+        # no sign of loss: counted apart, not in the rate.
         spurious = sum(
-            min(c.side(role).resent_acknowledged + c.side(role).zero_window_probes, c.side(role).data_retransmissions)
+            min(
+                max(c.side(role).resent_acknowledged + c.side(role).zero_window_probes, c.side(role).dsacked_segments),
+                c.side(role).data_retransmissions,
+            )
             for c in conns
         )
         rx = sum(c.side(role).data_retransmissions for c in conns) - spurious
@@ -873,7 +877,8 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     if spurious:
         parts.append(
             f"Not counted: {_plural(spurious, 'data segment')} re-sent after the capture had seen the peer acknowledge "
-            "them (the ACK was late or lost past the capture point) or while the peer's window was zero (probing it)."
+            "them (the ACK was late or lost past the capture point), that the peer reported receiving twice "
+            "(D-SACK: spurious retransmissions), or sent while the peer's window was zero (probing it)."
         )
     top = sorted(
         (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),

@@ -85,6 +85,7 @@ from whodunnet.capture.constants import (
     TCPOPT_EOL,
     TCPOPT_MSS,
     TCPOPT_NOP,
+    TCPOPT_SACK,
     TCPOPT_SACK_PERMITTED,
     TCPOPT_TIMESTAMPS,
     TCPOPT_WSCALE,
@@ -540,6 +541,29 @@ def decode_packet(buf: Buffer, pk: Packet, g: Scan) -> bool:
         if not decapsulate(buf, pk, proto):
             return False
     return False
+
+
+@jit
+def first_sack_block(buf: Buffer, pk: Packet) -> tuple[int, int]:
+    """(left, right) raw edges of the first SACK block of the segment, or (-1, -1)."""
+    p = pk.l4 + TCP_HEADER
+    stop = min(pk.l4 + pk.doff, pk.end)
+    while p < stop:
+        kind = int(buf[p])
+        if kind == TCPOPT_EOL:
+            break
+        if kind == TCPOPT_NOP:
+            p += 1
+            continue
+        if p + 1 >= stop:
+            break
+        olen = int(buf[p + 1])
+        if olen < 2 or p + olen > stop:
+            break
+        if kind == TCPOPT_SACK and olen >= 10:
+            return be32(buf, p + 2), be32(buf, p + 6)
+        p += olen
+    return -1, -1
 
 
 @jit

@@ -35,6 +35,7 @@ from whodunnet.capture.constants import (
     SEG_RESET,
     SEG_RETRANSMISSION,
     SEG_SYN_RETRY,
+    SACK_MIN_HEADER,
     SKETCH_RTT,
     SKETCH_WINDOW,
     TH_ACK,
@@ -49,7 +50,7 @@ from whodunnet.capture.constants import (
 )
 from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
 from whodunnet.capture.kernel import hot, jit
-from whodunnet.capture.kernel.decode import tcp_options
+from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
 from whodunnet.capture.kernel.holes import fill_hole, forget_below, open_hole
 from whodunnet.capture.kernel.sketch import add
@@ -322,6 +323,17 @@ def count_retransmission(
 
 
 @jit
+def dsack(buf: Buffer, pk: Packet) -> bool:
+    """Whether the segment's first SACK block lies at or below its cumulative ACK (RFC 2883's
+    D-SACK: the sender of the segment received those bytes twice)."""
+    left, right = first_sack_block(buf, pk)
+    if left < 0 or left == right:
+        return False
+    below = (int(pk.ack) - int(right)) & M32
+    return below < HALF
+
+
+@jit
 def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
     """Whether this segment is one of this side's recent segments seen again (a capture
     duplicate, see DUP_RING); otherwise it joins them."""
@@ -488,6 +500,10 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         return
     if flags & TH_ACK and p.seq_base != -1:
         pk.rel_ack = track_ack(entries, g, p, row ^ 1, pk.ack, ts)
+        if pk.doff >= SACK_MIN_HEADER:
+            # RFC 2883: a first block at or below the cumulative ACK reports a duplicate.
+            if dsack(buf, pk):
+                p.dsacked += 1
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
     pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
