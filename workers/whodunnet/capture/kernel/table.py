@@ -27,6 +27,7 @@ from whodunnet.capture.constants import (
     NO_ACK,
     PINNED_SHARE,
     RTO_IDLE,
+    SACK_MIN_HEADER,
     SEG_CONTROL,
     SEG_DUPLICATE,
     SEG_KEEPALIVE,
@@ -35,7 +36,6 @@ from whodunnet.capture.constants import (
     SEG_RESET,
     SEG_RETRANSMISSION,
     SEG_SYN_RETRY,
-    SACK_MIN_HEADER,
     SKETCH_RTT,
     SKETCH_WINDOW,
     TH_ACK,
@@ -500,10 +500,8 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         return
     if flags & TH_ACK and p.seq_base != -1:
         pk.rel_ack = track_ack(entries, g, p, row ^ 1, pk.ack, ts)
-        if pk.doff >= SACK_MIN_HEADER:
-            # RFC 2883: a first block at or below the cumulative ACK reports a duplicate.
-            if dsack(buf, pk):
-                p.dsacked += 1
+        if pk.doff >= SACK_MIN_HEADER and dsack(buf, pk):
+            p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
     pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
