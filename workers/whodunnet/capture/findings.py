@@ -172,8 +172,8 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
         before = [e.time for e in c.syn_times if done is None or e.time <= done]
         delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
         # A SYN-ACK sent before the SYN was retried: the SYN arrived, its answer did not.
-        lost_back = answered and len(before) > 1 and c.synack_times[0].time < before[-1]
-        rows.append((delay, c, gaps, answered, syn_stack(gaps), lost_back))
+        back = answered and len(before) > 1 and c.synack_times[0].time < before[-1]
+        rows.append((delay, c, gaps, answered, syn_stack(gaps), back))
     if not rows:
         return None
     rows.sort(key=lambda r: (-r[0], r[1].id))
@@ -589,7 +589,8 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
 
 
 def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows, unknown = [], []
+    rows: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
     by_id = {c.id: c for c in conns}
     for c in conns:
         for sender in ROLES:
@@ -873,12 +874,13 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
         "Each retransmission is a segment the sender believed lost (or reordered); a rate above a few tenths "
         "of a percent slows loss-based congestion control noticeably.",
     ]
-    spurious = stats["client"]["already_acknowledged"] + stats["server"]["already_acknowledged"]
-    if spurious:
+    not_counted = int(stats["client"]["already_acknowledged"] + stats["server"]["already_acknowledged"])
+    if not_counted:
         parts.append(
-            f"Not counted: {_plural(spurious, 'data segment')} re-sent after the capture had seen the peer acknowledge "
-            "them (the ACK was late or lost past the capture point), that the peer reported receiving twice "
-            "(D-SACK: spurious retransmissions), or sent while the peer's window was zero (probing it)."
+            f"Not counted: {_plural(not_counted, 'data segment')} re-sent after the capture had seen the peer "
+            "acknowledge them (the ACK was late or lost past the capture point), that the peer reported "
+            "receiving twice (D-SACK: spurious retransmissions), or sent while the peer's window was zero "
+            "(probing it)."
         )
     top = sorted(
         (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),
