@@ -321,13 +321,12 @@ class Side(Record):
     )
     dups: int = col(0, "segments captured twice (same packet seen again), not tracked", view="capture_duplicates")
     n_recent: int = col(0, "segments sent so far, modulo DUP_RING: the next slot of the recent ring")
-    recent_seq: Ints = col(0, "raw sequence number of each of the last DUP_RING segments", shape=(DUP_RING,))
-    recent_ack: Ints = col(0, "their raw acknowledgement numbers", shape=(DUP_RING,))
-    recent_len: Ints = col(-1, "their payload lengths (-1: slot empty)", shape=(DUP_RING,))
-    recent_flags: Ints = col(0, "their TCP flags", shape=(DUP_RING,))
-    recent_win: Ints = col(0, "their raw windows", shape=(DUP_RING,))
-    recent_sum: Ints = col(0, "their TCP checksums", shape=(DUP_RING,))
-    recent_id: Ints = col(0, "their IPv4 identifications (-1: IPv6)", shape=(DUP_RING,))
+    recent_fp: Ints = col(
+        -1,
+        "fingerprint of each of the last DUP_RING segments: a hash of its sequence and acknowledgement "
+        "numbers, length, flags, window, TCP checksum and IPv4 identification (-1: slot empty)",
+        shape=(DUP_RING,),
+    )
     recent_ttl: Ints = col(0, "their TTLs", shape=(DUP_RING,))
     recent_ts: Floats = col(0.0, "their times", shape=(DUP_RING,))
     max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")

@@ -38,6 +38,8 @@ from whodunnet.capture.constants import (
     SEG_SYN_RETRY,
     SKETCH_RTT,
     SKETCH_WINDOW,
+    TCP_HEADER,
+    TCPOPT_TIMESTAMPS,
     TH_ACK,
     TH_CWR,
     TH_ECE,
@@ -323,6 +325,13 @@ def count_retransmission(
 
 
 @jit
+def timestamps_only(buf: Buffer, pk: Packet) -> bool:
+    """The usual options of an ACK, NOP NOP timestamps and nothing else: no SACK block to read."""
+    p = pk.l4 + TCP_HEADER
+    return pk.doff == TCP_HEADER + 12 and p + 3 <= pk.end and int(buf[p + 2]) == TCPOPT_TIMESTAMPS
+
+
+@jit
 def dsack(buf: Buffer, pk: Packet) -> bool:
     """Whether the segment's first SACK block lies at or below its cumulative ACK (RFC 2883's
     D-SACK: the sender of the segment received those bytes twice)."""
@@ -334,20 +343,25 @@ def dsack(buf: Buffer, pk: Packet) -> bool:
 
 
 @jit
+def fingerprint(pk: Packet) -> int:
+    """A 62-bit hash of what two copies of one packet share (see DUP_RING)."""
+    h = mix(np.uint64(GOLDEN), np.uint64(int(pk.seq)))
+    h = mix(h, np.uint64(int(pk.ack)))
+    h = mix(h, np.uint64(int(pk.payload) & M32))
+    shape = (int(pk.tcp_flags) << 32) | ((int(pk.win) & 0xFFFF) << 16) | (int(pk.tcp_sum) & 0xFFFF)
+    h = mix(h, np.uint64(shape))
+    h = mix(h, np.uint64(int(pk.ip_id) & 0x1FFFF))
+    return int(h >> np.uint64(2))
+
+
+@jit
 def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
     """Whether this segment is one of this side's recent segments seen again (a capture
     duplicate, see DUP_RING); otherwise it joins them."""
     ts = pk.ts
+    fp = fingerprint(pk)
     for i in range(DUP_RING):
-        if (
-            s.recent_len[i] == pk.payload
-            and s.recent_seq[i] == pk.seq
-            and s.recent_ack[i] == pk.ack
-            and s.recent_flags[i] == pk.tcp_flags
-            and s.recent_win[i] == pk.win
-            and s.recent_sum[i] == pk.tcp_sum
-            and s.recent_id[i] == pk.ip_id
-        ):
+        if s.recent_fp[i] == fp:
             dt = ts - s.recent_ts[i]
             same = 0 <= dt <= DUP_WINDOW
             if same and pk.ip_id <= 0:
@@ -365,13 +379,7 @@ def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
                 return True
     i = s.n_recent
     s.n_recent = (i + 1) % DUP_RING
-    s.recent_seq[i] = pk.seq
-    s.recent_ack[i] = pk.ack
-    s.recent_len[i] = pk.payload
-    s.recent_flags[i] = pk.tcp_flags
-    s.recent_win[i] = pk.win
-    s.recent_sum[i] = pk.tcp_sum
-    s.recent_id[i] = pk.ip_id
+    s.recent_fp[i] = fp
     s.recent_ttl[i] = pk.ttl
     s.recent_ts[i] = ts
     return False
@@ -500,7 +508,7 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         return
     if flags & TH_ACK and p.seq_base != -1:
         pk.rel_ack = track_ack(entries, g, p, row ^ 1, pk.ack, ts)
-        if pk.doff >= SACK_MIN_HEADER and dsack(buf, pk):
+        if pk.doff >= SACK_MIN_HEADER and not timestamps_only(buf, pk) and dsack(buf, pk):
             p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
