@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
-from evidence.models import Evidence
+from analysis import provenance
+from evidence.models import Evidence, Role
 from incidents.models import Layer
 from whodunnet import registry
 from whodunnet.tuning import Tuning
@@ -182,6 +183,36 @@ class SnapshotPairingSerializer(serializers.Serializer[Any]):
     formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
 
 
+SOURCES = ["user", "content", "filename", "default"]
+SOURCE_HELP = (
+    "Where the value comes from: user (a person set it), content (read from the file), filename (read from its "
+    "name), default (the engine's guess); null when unknown."
+)
+
+
+class KnownHostSerializer(serializers.Serializer[Any]):
+    value = serializers.CharField(allow_null=True, help_text="The host's name or address; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+
+
+class KnownRoleSerializer(serializers.Serializer[Any]):
+    value = serializers.ChoiceField(choices=Role.choices, allow_null=True, help_text="The role; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+
+
+class KnownTimeSerializer(serializers.Serializer[Any]):
+    value = serializers.DateTimeField(allow_null=True, help_text="When it was taken; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+
+
+class ProvenanceSerializer(serializers.Serializer[Any]):
+    """Where a file comes from; a person's value (source user) wins over what was read from the file."""
+
+    host = KnownHostSerializer(help_text="The host the file was taken on.")
+    role = KnownRoleSerializer(help_text="The host's role on the path.")
+    taken_at = KnownTimeSerializer(help_text="When the snapshot was taken.")
+
+
 class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     id = serializers.IntegerField(read_only=True, help_text="Evidence id.")
     filename = serializers.CharField(read_only=True, help_text="The uploader's file name (display only).")
@@ -190,8 +221,8 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     kind = serializers.CharField(read_only=True, help_text="Evidence kind, detected from content.")
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True, help_text="Who uploaded it.")
     uploaded_at = serializers.DateTimeField(read_only=True, help_text="When it was uploaded.")
-    captured_at = serializers.DateTimeField(
-        read_only=True, allow_null=True, help_text="When the snapshot was taken, if a person said so."
+    provenance = serializers.SerializerMethodField(
+        help_text="Where the file comes from: host, role and when it was taken, each with the source of its value."
     )
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
@@ -211,7 +242,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "kind",
             "uploaded_by",
             "uploaded_at",
-            "captured_at",
+            "provenance",
             "analysis",
             "summary",
             "settings",
@@ -222,6 +253,12 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
         run = latest_run(evidence)
         return dict(AnalysisRunSerializer(run).data) if run else None
+
+    @extend_schema_field(ProvenanceSerializer)
+    def get_provenance(self, evidence: Evidence) -> dict[str, Any]:
+        done = [run for run in evidence.runs.all() if run.status == RunStatus.DONE]
+        run = max(done, key=lambda run: run.pk) if done else None
+        return provenance.as_json(provenance.effective(evidence, run))
 
     @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
     def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
+import json
 import logging
+import tempfile
 import time
 import uuid
+from pathlib import Path
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -21,7 +25,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from analysis import dispatch
+from analysis import dispatch, provenance
 from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
@@ -125,6 +129,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         locked.finished_at = timezone.now()
         locked.engine_version = result.engine_version
         locked.summary = dict(evidence_result.summary)
+        locked.provenance = evidence_result.provenance.to_json()
         locked.error = error.message if error else ""
         locked.error_offset = error.offset if error else None
         locked.error_line = error.line if error else None
@@ -204,43 +209,37 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
 
 
 def correlate(*, incident_id: int) -> int:
-    """Recompute the findings across an incident's evidence from the stored results.
+    """Recompute the findings across an incident's evidence with the engine's ``combine``.
 
-    Reads no file: the engine's ``combine`` works from the evidence summaries alone. Evidence
-    is taken in upload order; counter snapshots are then ordered by the time each was taken when
-    all of a group have one (from the file or ``Evidence.captured_at``), else in that order.
+    Each evidence's latest finished run gives its summary and findings; its provenance is a person's values
+    over what the engine read from the file (``analysis.provenance``), so snapshots pair per host in time order.
+    The engine also matches every two captures by their TCP sequence numbers, reading the files (this runs on
+    an analysis worker, which has them), so the console's findings are the CLI's on the same files. When
+    nothing it reads changed since the last computation (the same runs, kinds and provenance), it does nothing.
     Returns how many findings the incident now has across its evidence.
     """
-    from whodunnet.engine import combine, snapshot_pairing
-    from whodunnet.model import EvidenceResult as EngineEvidence
-    from whodunnet.model import Finding as EngineFinding
+    from whodunnet import ENGINE_VERSION
 
-    finished = (
-        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
-        .select_related("evidence")
-        .order_by("evidence_id", "-id")
-    )
-    latest: dict[int, AnalysisRun] = {}
-    for run in finished:
-        latest.setdefault(run.evidence_id, run)
-    runs = [latest[key] for key in sorted(latest)]
+    runs = _latest_runs(incident_id)
     evidence_ids = [run.evidence_id for run in runs]
-    results = [
-        EngineEvidence(path=run.evidence.filename, kind=run.evidence.kind, summary=_summary(run)) for run in runs
-    ]
-    stored = [
-        EngineFinding(
-            kind=f.kind,
-            layer=cast(Layer, f.layer),
-            severity=cast(Severity, f.severity),
-            title=f.title,
-            explanation=f.explanation,
-            key=f.key,
-            data=f.data,
-        )
-        for f in Finding.objects.filter(run__in=runs).order_by("id")
-    ]
-    combined = combine(results, stored)
+    known = [provenance.effective(run.evidence, run) for run in runs]
+    inputs = _digest(
+        [ENGINE_VERSION]
+        + [
+            [run.pk, run.evidence.kind, {name: [k.value, k.source] for name, k in fields.items()}]
+            for run, fields in zip(runs, known, strict=True)
+        ]
+    )
+    existing = Correlation.objects.filter(incident_id=incident_id).values_list("inputs", flat=True).first()
+    if existing == inputs:
+        logger.info("incident %s: nothing changed since the last correlation", incident_id)
+        return Finding.objects.filter(correlation__incident_id=incident_id).count()
+    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where:
+        results = [
+            _engine_evidence(run, fields, Path(where) / str(index))
+            for index, (run, fields) in enumerate(zip(runs, known, strict=True))
+        ]
+        combined, pairing = _combine(runs, results)
     pairs = [
         {
             **pair,
@@ -248,7 +247,7 @@ def correlate(*, incident_id: int) -> int:
             "other": evidence_ids[pair["other"]] if pair["other"] is not None else None,
             "other_filename": runs[pair["other"]].evidence.filename if pair["other"] is not None else None,
         }
-        for pair in snapshot_pairing(results)
+        for pair in pairing
     ]
     with transaction.atomic():
         incident = Incident.objects.select_for_update().get(pk=incident_id)
@@ -257,6 +256,7 @@ def correlate(*, incident_id: int) -> int:
         correlation.findings.all().delete()
         correlation.evidence_ids = evidence_ids
         correlation.counter_pairs = pairs
+        correlation.inputs = inputs
         correlation.save()
         rows = Finding.objects.bulk_create(
             _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)
@@ -272,12 +272,67 @@ def correlate(*, incident_id: int) -> int:
     return len(rows)
 
 
-def _summary(run: AnalysisRun) -> dict[str, Any]:
-    """The stored summary, with the time a person gave for the snapshot over the file's own."""
+def _latest_runs(incident_id: int) -> list[AnalysisRun]:
+    """Each evidence's latest finished run, in upload order."""
+    finished = (
+        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
+        .select_related("evidence")
+        .order_by("evidence_id", "-id")
+    )
+    latest: dict[int, AnalysisRun] = {}
+    for run in finished:
+        latest.setdefault(run.evidence_id, run)
+    return [latest[key] for key in sorted(latest)]
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _engine_evidence(run: AnalysisRun, known: dict[str, provenance.Known], where: Path) -> EvidenceResult:
+    """The run's result as the engine's ``combine`` takes it: its path is a link named as the person named the
+    file (findings name files by it) to the stored file, which the engine reads to match captures."""
+    from whodunnet.model import Provenance
+
+    where.mkdir()
+    link = where / (Path(run.evidence.filename).name or "evidence")
+    if run.evidence.path.exists():
+        link.symlink_to(run.evidence.path)
+    given = {name: k for name, k in known.items() if k.value is not None}
     summary = dict(run.summary or {})
-    if run.evidence.captured_at is not None:
-        summary["timestamp"] = run.evidence.captured_at.timestamp()
-    return summary
+    if "taken_at" in given and given["taken_at"].source == "user":
+        summary["timestamp"] = float(given["taken_at"].value)  # what snapshot pairing reads when it has no provenance
+    return EvidenceResult(
+        path=str(link),
+        kind=run.evidence.kind,
+        summary=summary,
+        provenance=Provenance(
+            host=given["host"].value if "host" in given else None,
+            role=given["role"].value if "role" in given else None,
+            taken_at=float(given["taken_at"].value) if "taken_at" in given else None,
+            source={name: str(k.source) for name, k in given.items()},
+        ),
+    )
+
+
+def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The engine's findings across evidence (from the runs' stored findings and the results) and its pairing."""
+    from whodunnet.engine import combine, snapshot_pairing
+    from whodunnet.model import Finding as EngineFinding
+
+    stored = [
+        EngineFinding(
+            kind=f.kind,
+            layer=cast(Layer, f.layer),
+            severity=cast(Severity, f.severity),
+            title=f.title,
+            explanation=f.explanation,
+            key=f.key,
+            data=f.data,
+        )
+        for f in Finding.objects.filter(run__in=runs).order_by("id")
+    ]
+    return list(combine(results, stored)), list(snapshot_pairing(results))
 
 
 def _unique(findings: Iterable[Any]) -> list[Any]:

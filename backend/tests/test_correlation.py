@@ -90,7 +90,7 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     }  # fmt: skip
     for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:30Z")):
         url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
-        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+        assert client.patch(url, {"taken_at": taken}, format="json").status_code == 200
     services.correlate(incident_id=incident.pk)
     retransmits = Finding.objects.get(incident=incident, correlation__isnull=False, kind="host.retransmits")
     assert retransmits.data["counters"]["TcpRetransSegs"] == 3
@@ -140,7 +140,7 @@ def test_interface_limits_given_on_the_card_decide_whether_a_link_is_near_its_li
     client = client_for(teammate)
     for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:10Z")):
         url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
-        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+        assert client.patch(url, {"taken_at": taken}, format="json").status_code == 200
     url = f"/api/incidents/{incident.pk}/evidence/{after.pk}/"
     refused = client.patch(url, {"link_limits_bps": {"lo; rm -rf": 1e9}}, format="json")
     assert refused.status_code == 400 and "not an interface name" in refused.json()["link_limits_bps"][0]
