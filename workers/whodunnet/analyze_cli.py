@@ -11,7 +11,8 @@ from typing import Any, TextIO
 from whodunnet import registry
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
-from whodunnet.model import AnalysisResult
+from whodunnet.model import ROLES, AnalysisResult, Provenance
+from whodunnet.provenance import check_role, parse_time, read_manifest
 from whodunnet.tuning import Tuning
 
 
@@ -22,7 +23,38 @@ def register(subparsers: Any) -> None:
         help="analyze evidence files (captures, ...) and print the findings",
         description="Analyze evidence files together and print what they hold and the findings.",
     )
-    p.add_argument("files", metavar="FILE", nargs="+", help="evidence files; the kind is detected from content")
+    p.add_argument("files", metavar="FILE", nargs="*", help="evidence files; the kind is detected from content")
+    p.add_argument(
+        "--host",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar=("NAME", "FILE"),
+        help="the files that follow were taken on host NAME (they are analysed too)",
+    )
+    p.add_argument(
+        "--role",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar=("ROLE", "FILE"),
+        help=f"the files that follow come from a host that is the {'/'.join(ROLES)} (router and nat: middlebox)",
+    )
+    p.add_argument(
+        "--taken-at",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar=("TIME", "FILE"),
+        help="the snapshot files that follow were taken at TIME (unix seconds or ISO 8601)",
+    )
+    p.add_argument(
+        "--manifest",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a JSON list (or TOML [[evidence]] tables) of {file, host, role, taken_at}; its files are analysed too",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object (evidence + findings)")
     p.add_argument(
         "--max-input-bytes",
@@ -38,7 +70,15 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when every file was analysed (even with errors in them), 2 for missing files."""
-    missing = [f for f in args.files if not os.path.isfile(f)]
+    try:
+        files, given = provenance_from_args(args)
+    except (OSError, ValueError) as exc:
+        print(f"whodunnet analyze: error: {exc}", file=sys.stderr)
+        return 2
+    if not files:
+        print("whodunnet analyze: error: no evidence files given", file=sys.stderr)
+        return 2
+    missing = [f for f in files if not os.path.isfile(f)]
     for f in missing:
         print(f"whodunnet analyze: error: no such file: {f}", file=sys.stderr)
     if missing:
@@ -48,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"whodunnet analyze: error: {exc}", file=sys.stderr)
         return 2
-    result = analyze(args.files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning)
+    result = analyze(files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning, provenance=given)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -57,11 +97,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def provenance_from_args(args: argparse.Namespace) -> tuple[list[str], dict[str, Provenance]]:
+    """Every file named (positional, after --host/--role/--taken-at, in a manifest), in the order
+    given and each once, with what the flags said about it (later flags win per field)."""
+    files: list[str] = list(args.files)
+    given: dict[str, dict[str, Any]] = {}
+    for manifest in args.manifest:
+        for f, p in read_manifest(manifest).items():
+            files.append(f)
+            given.setdefault(f, {}).update({k: v for k, v in (("host", p.host), ("role", p.role),
+                                                              ("taken_at", p.taken_at)) if v is not None})  # fmt: skip
+    for flag, field_name, convert in (
+        ("host", "host", str),
+        ("role", "role", check_role),
+        ("taken_at", "taken_at", parse_time),
+    ):
+        for group in getattr(args, flag):
+            if len(group) < 2:
+                raise ValueError(f"--{flag.replace('_', '-')} {group[0]} names no file")
+            value = convert(group[0])
+            for f in group[1:]:
+                files.append(f)
+                given.setdefault(f, {})[field_name] = value
+    unique = list(dict.fromkeys(files))
+    return unique, {f: Provenance(**v) for f, v in given.items()}
+
+
 def print_report(result: AnalysisResult, out: TextIO) -> None:
     """A readable text version of ``result``."""
     out.write(f"whodunnet {result.engine_version}\n\n")
     for i, ev in enumerate(result.evidence):
-        out.write(f"[{i}] {ev.path}: {ev.kind}\n")
+        out.write(f"[{i}] {ev.path}: {ev.kind}{_where(ev.provenance)}\n")
         s = ev.summary
         if ev.kind == "capture" and s:
             fmt = s["format"] + (" (gzip)" if s["compressed"] else "")
@@ -79,6 +145,18 @@ def print_report(result: AnalysisResult, out: TextIO) -> None:
     for f in result.findings:
         out.write(f"- [{f.severity}] {f.layer}: {f.title}  ({f.kind})\n")
         out.write(f"    {f.explanation}\n")
+
+
+def _where(p: Provenance) -> str:
+    """`` (host client, client, taken 1795294294.2 [content])`` — what is known of where a file is from."""
+    parts = []
+    if p.host is not None:
+        parts.append(f"host {p.host} [{p.source.get('host', '?')}]")
+    if p.role is not None:
+        parts.append(f"{p.role} [{p.source.get('role', '?')}]")
+    if p.taken_at is not None:
+        parts.append(f"taken at {p.taken_at:.3f} [{p.source.get('taken_at', '?')}]")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _ts(value: float | None) -> str:

@@ -12,17 +12,19 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from whodunnet import ENGINE_VERSION, registry, snapshots
+from whodunnet import provenance as prov
 from whodunnet.capture_pairs import compare_captures
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import InputRefused, MalformedInput
 from whodunnet.kinds.spec import Combiner, Kind
 from whodunnet.limits import DEFAULT_LIMITS, Limits
-from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding
+from whodunnet.model import AnalysisResult, ErrorInfo, EvidenceResult, Finding, Provenance
 from whodunnet.tuning import DEFAULT_TUNING, Tuning
 
 logger = logging.getLogger(__name__)
@@ -46,12 +48,15 @@ def analyze(
     kinds: Sequence[str | None] | None = None,
     tuning: Tuning = DEFAULT_TUNING,
     combine_evidence: bool = True,
+    provenance: Mapping[str, Provenance] | None = None,
 ) -> AnalysisResult:
     """Analyze evidence files together; one evidence entry per file, plus findings.
 
     ``kinds`` (one per path, None to detect) is a person's correction of the detected kind,
     one of EVIDENCE_KINDS; a capture's format is still read from its magic number.
     ``tuning`` holds the settings a person changed (the BBR-candidate method's parameters).
+    ``provenance`` (by path, as given) is what a person said about a file's host, role and
+    snapshot time; it wins over what the content and the file name say (``whodunnet.provenance``).
     ``combine_evidence=False`` leaves out the findings ``combine`` draws from the results (counter
     diffs, kernel ranges, the receive-window model): the backend computes those once per incident.
     """
@@ -73,9 +78,12 @@ def analyze(
 
         throttle((done / total), label)
         ev, found = _analyze_one(index, path, limits, file_progress, wanted[index], tuning)
+        given = _given(provenance, paths[index])
+        ev = replace(ev, provenance=prov.merge(prov.infer(path, ev.kind, ev.summary), given))
         evidence.append(ev)
         findings.extend(found)
         done += size
+    evidence = prov.across(evidence)
     if combine_evidence:
         findings.extend(combine(evidence, findings))
     pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
@@ -84,6 +92,16 @@ def analyze(
     return AnalysisResult(
         engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings), capture_pairs=tuple(pairs)
     )
+
+
+def _given(provenance: Mapping[str, Provenance] | None, path: str | Path) -> Provenance | None:
+    """What a person said about ``path``: by the path as given, else as resolved."""
+    if not provenance:
+        return None
+    if (found := provenance.get(str(path))) is not None:
+        return found
+    resolved = {str(Path(k).resolve()): v for k, v in provenance.items()}
+    return resolved.get(str(Path(path).resolve()))
 
 
 def _analyze_one(

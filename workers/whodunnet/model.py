@@ -56,6 +56,43 @@ class ErrorInfo:
     line: int | None = None
 
 
+#: What a piece of evidence's host was to the traffic (``Provenance.role``).
+ROLES: tuple[str, ...] = ("client", "server", "middlebox", "hypervisor", "other")
+#: Where a provenance field came from (``Provenance.source`` values).
+SOURCES: tuple[str, ...] = ("content", "filename", "user", "default")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which host a piece of evidence is from, what that host was, and when a snapshot was taken.
+
+    Read from the content and the file name (``whodunnet.provenance.infer``) or given by a
+    person (``whodunnet.provenance.merge``: what a person gave wins). None means unknown.
+    """
+
+    host: str | None = None  # a name ("db-1", "10.0.0.5"); None = unknown
+    role: str | None = None  # one of ROLES; None = unknown
+    taken_at: float | None = None  # unix seconds when a snapshot was taken; None = unknown
+    #: where each known field came from: "content" | "filename" | "user" | "default"
+    source: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"host": self.host, "role": self.role, "taken_at": self.taken_at, "source": dict(self.source)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Provenance:
+        """The inverse of ``to_json`` (the backend stores it as JSON); unknown keys are ignored."""
+        if not data:
+            return cls()
+        taken = data.get("taken_at")
+        return cls(
+            host=data.get("host") or None,
+            role=data.get("role") or None,
+            taken_at=float(taken) if taken is not None else None,
+            source=dict(data.get("source") or {}),
+        )
+
+
 @dataclass(frozen=True)
 class EvidenceResult:
     """What one input file is and what it holds, in summary.
@@ -69,6 +106,9 @@ class EvidenceResult:
     summary: Mapping[str, Any]
     error: ErrorInfo | None = None
     connections: tuple[Any, ...] = ()
+    #: The host, its role and the snapshot time (``engine.analyze`` fills it from the
+    #: content, the file name and what a person gave).
+    provenance: Provenance = Provenance()
 
     @property
     def name(self) -> str:
