@@ -67,6 +67,9 @@ class Correlation(models.Model):
     # A digest of what the last computation read (each evidence's latest run and provenance): the same inputs
     # give the same findings, so a correlation queued again with nothing changed is skipped.
     inputs = models.CharField(max_length=64, blank=True)
+    # Where each evidence comes from, as the engine was given it (by evidence id: whodunnet.model.Provenance as
+    # JSON): a person's values, else the file's own, else what the other files say (a capture's host).
+    provenance = models.JSONField(default=dict)
     # How counter snapshots were paired: one entry per counters evidence, with its role
     # (before/after/only/between), the snapshot it is diffed with and the interval between them.
     counter_pairs = models.JSONField(default=list)

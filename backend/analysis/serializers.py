@@ -258,7 +258,11 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     def get_provenance(self, evidence: Evidence) -> dict[str, Any]:
         done = [run for run in evidence.runs.all() if run.status == RunStatus.DONE]
         run = max(done, key=lambda run: run.pk) if done else None
-        return provenance.as_json(provenance.effective(evidence, run))
+        try:
+            across = evidence.incident.correlation.provenance.get(str(evidence.pk))
+        except Correlation.DoesNotExist:
+            across = None
+        return provenance.for_card(evidence, run, across)
 
     @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
     def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:

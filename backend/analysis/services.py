@@ -31,7 +31,7 @@ from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from outbox import services as outbox
-from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity
+from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Provenance, Severity
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +104,8 @@ def _finding_row(finding: Any, evidence_ids: list[int], **scope: Any) -> Finding
 
 def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult) -> bool:
     """Write findings and the final status in one transaction, only if we still hold the claim."""
+    from whodunnet.provenance import infer
+
     evidence_result: EvidenceResult = result.evidence[0]
     error = evidence_result.error
     with transaction.atomic():
@@ -129,7 +131,8 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         locked.finished_at = timezone.now()
         locked.engine_version = result.engine_version
         locked.summary = dict(evidence_result.summary)
-        locked.provenance = evidence_result.provenance.to_json()
+        # Inferred again from the name the person uploaded it under (the engine saw the server-made name).
+        locked.provenance = infer(evidence.filename, evidence_result.kind, evidence_result.summary).to_json()
         locked.error = error.message if error else ""
         locked.error_offset = error.offset if error else None
         locked.error_line = error.line if error else None
@@ -219,26 +222,25 @@ def correlate(*, incident_id: int) -> int:
     Returns how many findings the incident now has across its evidence.
     """
     from whodunnet import ENGINE_VERSION
+    from whodunnet.provenance import across
 
     runs = _latest_runs(incident_id)
     evidence_ids = [run.evidence_id for run in runs]
     known = [provenance.effective(run.evidence, run) for run in runs]
     inputs = _digest(
-        [ENGINE_VERSION]
-        + [
-            [run.pk, run.evidence.kind, {name: [k.value, k.source] for name, k in fields.items()}]
-            for run, fields in zip(runs, known, strict=True)
-        ]
+        [ENGINE_VERSION] + [[run.pk, run.evidence.kind, k.to_json()] for run, k in zip(runs, known, strict=True)]
     )
     existing = Correlation.objects.filter(incident_id=incident_id).values_list("inputs", flat=True).first()
     if existing == inputs:
         logger.info("incident %s: nothing changed since the last correlation", incident_id)
         return Finding.objects.filter(correlation__incident_id=incident_id).count()
     with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where:
-        results = [
-            _engine_evidence(run, fields, Path(where) / str(index))
-            for index, (run, fields) in enumerate(zip(runs, known, strict=True))
-        ]
+        results = across(
+            [
+                _engine_evidence(run, k, Path(where) / str(index))
+                for index, (run, k) in enumerate(zip(runs, known, strict=True))
+            ]
+        )
         combined, pairing = _combine(runs, results)
     pairs = [
         {
@@ -257,6 +259,10 @@ def correlate(*, incident_id: int) -> int:
         correlation.evidence_ids = evidence_ids
         correlation.counter_pairs = pairs
         correlation.inputs = inputs
+        correlation.provenance = {
+            str(evidence_id): result.provenance.to_json()
+            for evidence_id, result in zip(evidence_ids, results, strict=True)
+        }
         correlation.save()
         rows = Finding.objects.bulk_create(
             _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)
@@ -289,30 +295,18 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _engine_evidence(run: AnalysisRun, known: dict[str, provenance.Known], where: Path) -> EvidenceResult:
+def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path) -> EvidenceResult:
     """The run's result as the engine's ``combine`` takes it: its path is a link named as the person named the
-    file (findings name files by it) to the stored file, which the engine reads to match captures."""
-    from whodunnet.model import Provenance
-
+    file (findings name files by it, and "before"/"after" in a name orders snapshots) to the stored file, which
+    the engine reads to match captures."""
     where.mkdir()
     link = where / (Path(run.evidence.filename).name or "evidence")
     if run.evidence.path.exists():
         link.symlink_to(run.evidence.path)
-    given = {name: k for name, k in known.items() if k.value is not None}
     summary = dict(run.summary or {})
-    if "taken_at" in given and given["taken_at"].source == "user":
-        summary["timestamp"] = float(given["taken_at"].value)  # what snapshot pairing reads when it has no provenance
-    return EvidenceResult(
-        path=str(link),
-        kind=run.evidence.kind,
-        summary=summary,
-        provenance=Provenance(
-            host=given["host"].value if "host" in given else None,
-            role=given["role"].value if "role" in given else None,
-            taken_at=float(given["taken_at"].value) if "taken_at" in given else None,
-            source={name: str(k.source) for name, k in given.items()},
-        ),
-    )
+    if known.taken_at is not None and known.source.get("taken_at") == "user":
+        summary["timestamp"] = known.taken_at  # a person's time over the file's own, wherever the engine reads it
+    return EvidenceResult(path=str(link), kind=run.evidence.kind, summary=summary, provenance=known)
 
 
 def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:

@@ -220,3 +220,49 @@ def test_it_serves_every_evidence_kind_with_its_settings_and_how_its_findings_ar
     window = next(k for k in kinds["capture"]["keys"] if k["key"] == "window")
     assert window == {"key": "window", "label": "Window", "unit": "bytes_exact"}
     assert specs["kernel.known_change_in_range"]["view"] == "known_changes"
+
+
+@pytest.mark.django_db
+def test_a_person_says_where_a_file_comes_from_over_what_its_name_says(
+    owner: User, teammate: User, incident: Any
+) -> None:
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "client-nstat-after.txt")
+    client = client_for(teammate)
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+    card = client.get(url).json()
+    assert card["provenance"]["host"] == {"value": "client", "source": "filename"}
+    assert card["provenance"]["role"] == {"value": "client", "source": "filename"}
+
+    assert client.patch(url, {"role": "router"}, format="json").status_code == 400
+    response = client.patch(url, {"host": " db-1 ", "role": "server", "taken_at": "2026-11-20T10:00:30Z"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["provenance"] == {
+        "host": {"value": "db-1", "source": "user"},
+        "role": {"value": "server", "source": "user"},
+        "taken_at": {"value": "2026-11-20T10:00:30Z", "source": "user"},
+    }
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
+    assert "client-nstat-after.txt: host db-1, role server, taken at 2026-11-20T10:00:30+00:00" in summaries
+    # The correlation was queued by the change; it hands the engine the person's values.
+    services.correlate(incident_id=incident.pk)
+    given = incident.correlation.__class__.objects.get(incident=incident).provenance[str(evidence.pk)]
+    assert (given["host"], given["role"], given["source"]["host"]) == ("db-1", "server", "user")
+
+    # Unset: the file's name speaks again.
+    cleared = client.patch(url, {"host": "", "role": None}, format="json").json()
+    assert cleared["provenance"]["host"] == {"value": "client", "source": "filename"}
+    assert cleared["provenance"]["role"] == {"value": "client", "source": "filename"}
+
+
+@pytest.mark.django_db
+def test_it_does_not_recompute_the_correlation_when_nothing_it_reads_changed(owner: User, incident: Any) -> None:
+    from analysis.models import Correlation
+
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt", "client-nstat-before.txt")
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "client-nstat-after.txt")
+    services.correlate(incident_id=incident.pk)
+    first = Correlation.objects.get(incident=incident)
+    services.correlate(incident_id=incident.pk)
+    again = Correlation.objects.get(incident=incident)
+    assert again.computed_at == first.computed_at and again.inputs == first.inputs
+    assert Finding.objects.filter(correlation=again, kind="host.retransmits").count() == 1

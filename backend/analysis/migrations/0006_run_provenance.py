@@ -17,4 +17,9 @@ class Migration(migrations.Migration):
             name="inputs",
             field=models.CharField(blank=True, max_length=64),
         ),
+        migrations.AddField(
+            model_name="correlation",
+            name="provenance",
+            field=models.JSONField(default=dict),
+        ),
     ]

@@ -41,7 +41,11 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     kind: 'capture',
     uploaded_by: 'alice',
     uploaded_at: '2024-05-01T10:00:00Z',
-    captured_at: null,
+    provenance: {
+      host: { value: null, source: null },
+      role: { value: null, source: null },
+      taken_at: { value: null, source: null },
+    },
     analysis: null,
     summary: null,
     pairing: null,

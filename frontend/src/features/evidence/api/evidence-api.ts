@@ -66,7 +66,7 @@ export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
 
 /** Say when a snapshot was taken (null: unknown); counter snapshots are then paired by it. */
 export function useSetCapturedAt(incidentId: number, evidenceId: number) {
-  return usePatchEvidence(incidentId, evidenceId, (capturedAt: string | null) => ({ captured_at: capturedAt }));
+  return usePatchEvidence(incidentId, evidenceId, (capturedAt: string | null) => ({ taken_at: capturedAt }));
 }
 
 /**

@@ -18,7 +18,7 @@ function toLocalInput(iso: string | null): string {
  * by upload order) and rates get an interval.
  */
 export function CapturedAtForm({ evidence, incidentId }: { evidence: Evidence; incidentId: number }) {
-  const [value, setValue] = useState(toLocalInput(evidence.captured_at));
+  const [value, setValue] = useState(toLocalInput(evidence.provenance.taken_at.value));
   const save = useSetCapturedAt(incidentId, evidence.id);
   return (
     <form

@@ -138,7 +138,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       {kind?.snapshot && (
         <>
           <SnapshotPairing pairing={evidence.pairing} />
-          <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
+          <CapturedAtForm key={evidence.provenance.taken_at.value ?? ''} evidence={evidence} incidentId={incidentId} />
         </>
       )}
       {kind?.settings.map((group) => (

@@ -14,7 +14,7 @@ describe('CapturedAtForm', () => {
     setCsrfCookie();
     const evidence = makeEvidence({ id: 21, kind: 'counters' });
     const { requests } = mockApi({
-      'PATCH /api/incidents/3/evidence/21/': () => json({ ...evidence, captured_at: '2026-11-20T10:00:30.000Z' }),
+      'PATCH /api/incidents/3/evidence/21/': () => json({ ...evidence, provenance: { ...evidence.provenance, taken_at: { value: '2026-11-20T10:00:30.000Z', source: 'user' } } }),
     });
     renderWithProviders(<CapturedAtForm evidence={evidence} incidentId={3} />);
     const input = screen.getByLabelText('Snapshot taken at');
@@ -24,6 +24,6 @@ describe('CapturedAtForm', () => {
       expect(requests.some((r) => r.method === 'PATCH')).toBe(true);
     });
     const sent = requests.find((r) => r.method === 'PATCH');
-    expect(sent?.body).toEqual({ captured_at: new Date('2026-11-20T10:00:30').toISOString() });
+    expect(sent?.body).toEqual({ taken_at: new Date('2026-11-20T10:00:30').toISOString() });
   });
 });
