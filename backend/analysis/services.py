@@ -16,22 +16,22 @@ import logging
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Iterable
-from typing import Any, cast
+from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from analysis import dispatch, provenance
+from analysis import dispatch, provenance, selectors
 from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from outbox import services as outbox
-from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Provenance, Severity
+from whodunnet.model import AnalysisResult, EvidenceResult, Provenance
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def correlate(*, incident_id: int) -> int:
     from whodunnet import ENGINE_VERSION
     from whodunnet.provenance import across
 
-    runs = _latest_runs(incident_id)
+    runs = selectors.latest_runs(incident_id=incident_id)
     evidence_ids = [run.evidence_id for run in runs]
     known = [provenance.effective(run.evidence, run) for run in runs]
     inputs = _digest(
@@ -278,19 +278,6 @@ def correlate(*, incident_id: int) -> int:
     return len(rows)
 
 
-def _latest_runs(incident_id: int) -> list[AnalysisRun]:
-    """Each evidence's latest finished run, in upload order."""
-    finished = (
-        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
-        .select_related("evidence")
-        .order_by("evidence_id", "-id")
-    )
-    latest: dict[int, AnalysisRun] = {}
-    for run in finished:
-        latest.setdefault(run.evidence_id, run)
-    return [latest[key] for key in sorted(latest)]
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -312,20 +299,9 @@ def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path) -> Eviden
 def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:
     """The engine's findings across evidence (from the runs' stored findings and the results) and its pairing."""
     from whodunnet.engine import combine, snapshot_pairing
-    from whodunnet.model import Finding as EngineFinding
 
-    stored = [
-        EngineFinding(
-            kind=f.kind,
-            layer=cast(Layer, f.layer),
-            severity=cast(Severity, f.severity),
-            title=f.title,
-            explanation=f.explanation,
-            key=f.key,
-            data=f.data,
-        )
-        for f in Finding.objects.filter(run__in=runs).order_by("id")
-    ]
+    index = {run.evidence_id: i for i, run in enumerate(runs)}
+    stored = [selectors.engine_finding(f, index) for f in Finding.objects.filter(run__in=runs).order_by("id")]
     return list(combine(results, stored)), list(snapshot_pairing(results))
 
 

@@ -94,7 +94,9 @@ def set_provenance(*, user: User, evidence: Evidence, changes: dict[str, Any]) -
         for name, value in changed.items():
             setattr(evidence, name, value)
             shown = value.isoformat() if isinstance(value, dt.datetime) else value
-            said.append(f"{PROVENANCE_FIELDS[name]} {shown}" if value is not None else f"{PROVENANCE_FIELDS[name]} unset")
+            said.append(
+                f"{PROVENANCE_FIELDS[name]} {shown}" if value is not None else f"{PROVENANCE_FIELDS[name]} unset"
+            )
         evidence.save(update_fields=list(changed))
         record_event(
             incident=evidence.incident,

@@ -234,7 +234,9 @@ def test_a_person_says_where_a_file_comes_from_over_what_its_name_says(
     assert card["provenance"]["role"] == {"value": "client", "source": "filename"}
 
     assert client.patch(url, {"role": "router"}, format="json").status_code == 400
-    response = client.patch(url, {"host": " db-1 ", "role": "server", "taken_at": "2026-11-20T10:00:30Z"}, format="json")
+    response = client.patch(
+        url, {"host": " db-1 ", "role": "server", "taken_at": "2026-11-20T10:00:30Z"}, format="json"
+    )
     assert response.status_code == 200
     assert response.json()["provenance"] == {
         "host": {"value": "db-1", "source": "user"},

@@ -2397,8 +2397,10 @@ export interface components {
             findings: components["schemas"]["Finding"][];
             /** @description What the findings suggest; a person decides. */
             suggestion: components["schemas"]["Suggestion"] | null;
-            /** @description What evidence would settle this step. */
+            /** @description What kind of evidence speaks to this step, in general. */
             hint: string;
+            /** @description The files that would settle this step, from what the incident already holds (empty: none). */
+            needs: string[];
         };
         Suggestion: {
             /**
@@ -2410,8 +2412,12 @@ export interface components {
              *     * `culprit` - Culprit
              */
             verdict: components["schemas"]["VerdictEnum"];
-            /** @description Which findings suggest it. */
+            /** @description The chain of evidence in one paragraph, with every number and where it came from. */
             reason: string;
+            /** @description What would settle the step when the chain is not complete. */
+            needs: string[];
+            /** @description The findings the reason cites. */
+            findings: number[];
         };
         Team: {
             /** @description Team id. */
