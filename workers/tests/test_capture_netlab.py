@@ -123,3 +123,44 @@ def test_the_lab_is_gone_afterwards(tmp_path: Path) -> None:
         names = list(lab.ns.values())
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
     assert not any(n in out for n in names)
+
+
+def test_offloads_on_one_side_are_no_loss_and_the_nat_is_named(lab: NetLab) -> None:
+    # The server's end as most hosts have it: TSO/GSO on, so its capture holds super-segments
+    # far larger than the MTU, while the client's capture (behind the router) holds MTU-sized ones.
+    for ns, dev in (("s", lab.dev["s"]), ("n", lab.dev["ns"])):
+        lab.ex(ns, "ip", "link", "set", dev, "gso_max_segs", "65535")  # veth: TSO on by default
+    serve(lab, "rr", "7005", "400000")
+    client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+    client(lab, "rr", SERVER_IP, "7005", "2", "5", "400000")
+    result = analyze([client_cap.stop(), server_cap.stop()])
+    assert not [f for f in result.findings if f.kind == "path.loss_between_captures"]
+    (cleared,) = [f for f in result.findings if f.kind == "path.no_loss_between_captures"]
+    client_largest, server_largest = cleared.data["largest_segment"]
+    assert server_largest > 1500 >= client_largest  # super-segments on the server's side only
+    assert cleared.data["bytes_compared"] >= 2 * 5 * 400_000
+    assert cleared.data["matched_connections"] == 2 and cleared.data["clears_layer"] is True
+    nat = cleared.data["nat"][0]
+    assert nat["a_client"].startswith("10.91.1.2:") and nat["b_client"].startswith("10.91.3.1:")
+    assert "TSO/GSO/GRO" in cleared.explanation and "10.91.3.1" in cleared.explanation
+
+
+def test_dropped_pure_acks_and_data_are_named_by_type(lab: NetLab) -> None:
+    lab.delay(5)
+    # The router drops every 20th pure ACK the client sends and every 50th data packet of the server.
+    lab.router_rules(
+        f"ip daddr {SERVER_IP} tcp flags & (syn | fin | rst) == 0 meta length < 60 numgen inc mod 20 == 7 counter drop",
+        f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop",
+    )
+    serve(lab, "rr", "7006", "200000")
+    client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+    client(lab, "rr", SERVER_IP, "7006", "2", "5", "200000")
+    result = analyze([client_cap.stop(), server_cap.stop()])
+    (loss,) = [f for f in result.findings if f.kind == "path.loss_between_captures"]
+    seen_only_at_client = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_b"]}
+    seen_only_at_server = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_a"]}
+    counters = [int(n) for n in re.findall(r"counter packets (\d+)", lab.nft_output("r", "list table inet lab"))]
+    acks_dropped, data_dropped = counters
+    assert seen_only_at_client.get(("client", "pure ACK"), 0) == acks_dropped > 0
+    assert seen_only_at_server.get(("server", "data"), 0) == data_dropped > 0
+    assert "pure ACKs from the client" in loss.explanation or "pure ACK from the client" in loss.explanation

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from whodunnet.capture.connections import Connection, Direction, client_sides
-from whodunnet.capture.constants import HALF, M32, SEG_RESET, WRAP
+from whodunnet.capture.constants import HALF, M32, SEG_RESET, TH_ACK, TH_FIN, TH_RST, TH_SYN, WRAP
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
 
@@ -29,20 +30,25 @@ MAX_EXAMPLES = 20
 MAX_REFS = 20
 
 
+#: What a segment is, as the findings name it (``segment_type``).
+SEGMENT_TYPES = ("data", "SYN", "SYN-ACK", "FIN", "pure ACK")
+
+
 @dataclass(frozen=True)
 class MissingSegment:
-    """A segment one capture saw (``times`` times) that the other saw fewer times."""
+    """Sequence space (or a pure ACK) one capture saw more often than the other."""
 
     sender: str
     seq: int
     length: int
     packet: int
     missing: int
+    type: str = "data"
 
 
 @dataclass(frozen=True)
 class MatchedConnection:
-    """One connection seen in both captures, with what each saw of the other's segments."""
+    """One connection seen in both captures, with what each saw that the other never did."""
 
     a: int
     b: int
@@ -51,11 +57,22 @@ class MatchedConnection:
     b_client: str
     b_server: str
     matched_by: str
-    #: Segments compared (over the range both captures cover), and those seen only in one.
+    #: Segments compared (over the range both captures cover, as each capture holds them), and
+    #: the pieces of sequence space (or pure ACKs) seen in one capture only.
     segments_compared: int
     only_in_a: int
     only_in_b: int
     examples: tuple[MissingSegment, ...]
+    #: Per type (SEGMENT_TYPES) and sender: what one capture saw and the other never did.
+    missing_a: tuple[tuple[str, str, int], ...] = ()
+    missing_b: tuple[tuple[str, str, int], ...] = ()
+    #: Bytes of sequence space both captures cover, both directions; segments each capture holds there.
+    bytes_compared: int = 0
+    segments_a: int = 0
+    segments_b: int = 0
+    #: Largest segment each capture holds (TSO/GSO/GRO super-segments are larger than the MTU).
+    largest_a: int = 0
+    largest_b: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,33 +131,30 @@ def _overlaps(x: Direction, y: Direction) -> bool:
     return off < x.seq_span and off + y.seq_span > 0 and abs(off) < HALF // 2
 
 
+#: One traced segment: (raw seq, sequence space it covers, TCP flags, raw ack, frame, payload bytes).
+Segment = tuple[int, int, int, int, int, int]
+
+
 def _scan_segments(
     path: str, wanted: dict[int, Connection], limits: Limits
-) -> tuple[dict[tuple[int, str], Counter[tuple[int, int]]], dict[tuple[int, str, int, int], int], bool]:
-    """Per (connection id, sender role): Counter of (raw seq, length) of the segments seen."""
+) -> tuple[dict[tuple[int, str], list[Segment]], bool]:
+    """Per (connection id, sender role): every segment of the connection but RSTs, in capture order."""
     from whodunnet.capture.scanner import trace
 
-    by_side: dict[tuple[int, int], Counter[tuple[int, int]]] = {}
-    first_packet: dict[tuple[int, int, int, int], int] = {}
-    keys = [0]
+    by_side: dict[tuple[int, int], list[Segment]] = {}
+    kept = [0]
     partial = [False]
-    names = ("conn", "side", "frame", "seq", "seglen", "kind")
+    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload")
 
     def on_rows(rows: Any) -> None:
-        for i, d, frame, seq, length, kind in zip(*(rows[n].tolist() for n in names), strict=True):
-            if not length or kind == SEG_RESET:
+        for i, d, frame, seq, length, kind, flags, ack, payload in zip(*(rows[n].tolist() for n in names), strict=True):
+            if kind == SEG_RESET or flags & TH_RST:
                 continue
-            c = by_side.get((i, d))
-            if c is None:
-                c = by_side[(i, d)] = Counter()
-            k = (seq, length)
-            if k not in c:
-                if keys[0] >= MAX_SEGMENT_KEYS:
-                    partial[0] = True
-                    continue
-                keys[0] += 1
-                first_packet[(i, d, seq, length)] = frame
-            c[k] += 1
+            if kept[0] >= MAX_SEGMENT_KEYS:
+                partial[0] = True
+                continue
+            kept[0] += 1
+            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload))
 
     state, error = trace(path, set(wanted), on_rows, limits=limits)
     n = state.n
@@ -149,9 +163,16 @@ def _scan_segments(
     def role(i: int, d: int) -> str:
         return "client" if d == client[i] else "server"
 
-    counts = {(i, role(i, d)): c for (i, d), c in by_side.items()}
-    packets = {(i, role(i, d), seq, length): f for (i, d, seq, length), f in first_packet.items()}
-    return counts, packets, partial[0] or error is not None
+    return {(i, role(i, d)): segs for (i, d), segs in by_side.items()}, partial[0] or error is not None
+
+
+def segment_type(flags: int, payload: int) -> str:
+    """SYN, SYN-ACK, FIN, data or pure ACK (a FIN that carries data is counted as a FIN)."""
+    if flags & TH_SYN:
+        return "SYN-ACK" if flags & TH_ACK else "SYN"
+    if flags & TH_FIN:
+        return "FIN"
+    return "data" if payload > 0 else "pure ACK"
 
 
 def _window(x: Direction, y: Direction) -> tuple[int, int, int]:
@@ -160,38 +181,122 @@ def _window(x: Direction, y: Direction) -> tuple[int, int, int]:
     return x.base_seq, max(0, off), min(x.seq_span, off + y.seq_span)
 
 
+def _intervals(segs: Sequence[Segment], base: int, lo: int, hi: int) -> list[tuple[int, int, Segment]]:
+    """The sequence-space segments as [start, end) relative to ``base``, clipped to [lo, hi)."""
+    out = []
+    for seg in segs:
+        seq, length = seg[0], seg[1]
+        if length <= 0:
+            continue
+        start = (seq - base) & M32
+        if start >= HALF:  # before the base (the other capture's earlier data): outside the window
+            continue
+        a, b = max(lo, start), min(hi, start + length)
+        if a < b:
+            out.append((a, b, seg))
+    return out
+
+
+def _excess(mine: list[tuple[int, int, Segment]], theirs: list[tuple[int, int, Segment]]) -> list[tuple[int, int, int]]:
+    """Maximal [start, end) where this capture's copies outnumber the other's, with by how many.
+
+    Copies are counted per byte, so one 64 KiB TSO super-segment on one side and 45 MTU-sized
+    segments on the other cover the same bytes once each: nothing is missing.
+    """
+    events: dict[int, int] = {}
+    for a, b, _ in mine:
+        events[a] = events.get(a, 0) + 1
+        events[b] = events.get(b, 0) - 1
+    for a, b, _ in theirs:
+        events[a] = events.get(a, 0) - 1
+        events[b] = events.get(b, 0) + 1
+    out: list[tuple[int, int, int]] = []
+    level = 0
+    points = sorted(events)
+    for here, nxt in pairwise(points):
+        level += events[here]
+        if level > 0:
+            if out and out[-1][1] == here and out[-1][2] == level:
+                out[-1] = (out[-1][0], nxt, level)
+            else:
+                out.append((here, nxt, level))
+    return out
+
+
+def _missing_space(
+    sender: str, mine: list[tuple[int, int, Segment]], theirs: list[tuple[int, int, Segment]]
+) -> list[MissingSegment]:
+    """Each stretch of sequence space this side saw more often than the other, named by its segment's type."""
+    out: list[MissingSegment] = []
+    if not mine:
+        return out
+    starts = sorted(mine, key=lambda t: t[0])
+    for a, b, extra in _excess(mine, theirs):
+        covering = [seg for s0, s1, seg in starts if s0 < b and s1 > a]
+        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0)
+        kind = segment_type(seg[2], seg[5])
+        if kind in ("SYN", "SYN-ACK") and a > min(s0 for s0, _, _ in starts):
+            kind = "data"
+        if kind == "FIN" and b < max(s1 for _, s1, _ in starts):
+            kind = "data"  # the data of a FIN segment, not the FIN's own sequence number
+        out.append(MissingSegment(sender, a, b - a, seg[4], extra, kind))
+    return out
+
+
+def _missing_acks(
+    sender: str, mine: Sequence[Segment], theirs: Sequence[Segment], ack_base: int, ack_lo: int, ack_hi: int
+) -> list[MissingSegment]:
+    """Pure ACKs this side saw more often than the other, among those acking the range both cover."""
+
+    def acks(segs: Sequence[Segment]) -> Counter[tuple[int, int]]:
+        c: Counter[tuple[int, int]] = Counter()
+        for seq, length, flags, ack, _, payload in segs:
+            if length == 0 and payload == 0 and flags & TH_ACK and not flags & (TH_SYN | TH_FIN):
+                rel = (ack - ack_base) & M32
+                if ack_lo < rel <= ack_hi:
+                    c[(seq, ack)] += 1
+        return c
+
+    ours, other = acks(mine), acks(theirs)
+    frames = {(seg[0], seg[3]): seg[4] for seg in mine}
+    out = []
+    for key, k in ours.items():
+        extra = k - other.get(key, 0)
+        if extra > 0:
+            out.append(MissingSegment(sender, (key[1] - ack_base) & M32, 0, frames.get(key, 0), extra, "pure ACK"))
+    return out
+
+
 def compare_pair(
     ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, *, limits: Limits = DEFAULT_LIMITS
 ) -> CapturePair:
-    """Match two captures' connections and compare their segments."""
+    """Match two captures' connections and compare the sequence space (and pure ACKs) each saw."""
     pairs = match_connections(ea.connections, eb.connections)
-    ca, fa, pa = _scan_segments(ea.path, {x.id: x for x, _, _ in pairs}, limits)
-    cb, _, pb = _scan_segments(eb.path, {y.id: y for _, y, _ in pairs}, limits)
+    ca, pa = _scan_segments(ea.path, {x.id: x for x, _, _ in pairs}, limits)
+    cb, pb = _scan_segments(eb.path, {y.id: y for _, y, _ in pairs}, limits)
     matched = []
     nat: dict[tuple[str, str, str, str], None] = {}
     for x, y, how in pairs:
-        compared = only_a = only_b = 0
-        examples: list[MissingSegment] = []
+        compared = covered = 0
+        largest = [0, 0]
+        count = [0, 0]
+        gone_a: list[MissingSegment] = []
+        gone_b: list[MissingSegment] = []
         for role in ("client", "server"):
             dx, dy = (x.c2s, y.c2s) if role == "client" else (x.s2c, y.s2c)
+            px, py = (x.s2c, y.s2c) if role == "client" else (x.c2s, y.c2s)
             base, lo, hi = _window(dx, dy)
-            sa = ca.get((x.id, role), Counter())
-            sb = cb.get((y.id, role), Counter())
-            for (seq, n), k in sa.items():
-                rel = (seq - base) & M32
-                if lo <= rel and rel + n <= hi:
-                    compared += k
-                    miss = k - sb.get((seq, n), 0)
-                    if miss > 0:
-                        only_a += miss
-                        if len(examples) < MAX_EXAMPLES:
-                            examples.append(MissingSegment(role, rel, n, fa.get((x.id, role, seq, n), 0), miss))
-            for (seq, n), k in sb.items():
-                rel = (seq - base) & M32
-                if lo <= rel and rel + n <= hi:
-                    miss = k - sa.get((seq, n), 0)
-                    if miss > 0:
-                        only_b += miss
+            ack_base, ack_lo, ack_hi = _window(px, py)
+            sa, sb = ca.get((x.id, role), []), cb.get((y.id, role), [])
+            ia_, ib_ = _intervals(sa, base, lo, hi), _intervals(sb, base, lo, hi)
+            compared += max(len(ia_), len(ib_))
+            count[0] += len(ia_)
+            count[1] += len(ib_)
+            covered += max(0, hi - lo)
+            largest[0] = max([largest[0], *(seg[5] for seg in sa)])
+            largest[1] = max([largest[1], *(seg[5] for seg in sb)])
+            gone_a += _missing_space(role, ia_, ib_) + _missing_acks(role, sa, sb, ack_base, ack_lo, ack_hi)
+            gone_b += _missing_space(role, ib_, ia_) + _missing_acks(role, sb, sa, ack_base, ack_lo, ack_hi)
         if (x.client, x.server) != (y.client, y.server):
             nat[(x.client, y.client, x.server, y.server)] = None
         matched.append(
@@ -204,9 +309,16 @@ def compare_pair(
                 b_server=y.server,
                 matched_by=how,
                 segments_compared=compared,
-                only_in_a=only_a,
-                only_in_b=only_b,
-                examples=tuple(examples),
+                only_in_a=sum(m.missing for m in gone_a),
+                only_in_b=sum(m.missing for m in gone_b),
+                examples=tuple((gone_a + gone_b)[:MAX_EXAMPLES]),
+                missing_a=_by_type(gone_a),
+                missing_b=_by_type(gone_b),
+                bytes_compared=covered,
+                segments_a=count[0],
+                segments_b=count[1],
+                largest_a=largest[0],
+                largest_b=largest[1],
             )
         )
     return CapturePair(
@@ -220,21 +332,64 @@ def compare_pair(
     )
 
 
-def pair_finding(pair: CapturePair) -> Finding | None:
+def _by_type(gone: Sequence[MissingSegment]) -> tuple[tuple[str, str, int], ...]:
+    counts: Counter[tuple[str, str]] = Counter()
+    for m in gone:
+        counts[(m.sender, m.type)] += m.missing
+    return tuple((sender, kind, n) for (sender, kind), n in sorted(counts.items()))
+
+
+def _missing_text(rows: Sequence[tuple[str, str, int]]) -> str:
+    """``3 data segments and 1 pure ACK from the server`` (or ``nothing``)."""
+    if not rows:
+        return "nothing"
+    parts = []
+    for sender, kind, n in rows:
+        noun = kind if kind in ("SYN", "SYN-ACK", "FIN") else f"{kind} segment" if kind == "data" else kind
+        parts.append(f"{n:,} {noun}{'s' if n != 1 else ''} from the {sender}")
+    return ", ".join(parts)
+
+
+def pair_finding(pair: CapturePair, evidence: Sequence[EvidenceResult] | None = None) -> Finding | None:
     """``path.loss_between_captures`` / ``path.no_loss_between_captures`` for one pair."""
     conns = pair.connections
     if not conns:
         return None
+
+    def name(i: int) -> str:
+        return evidence[i].name if evidence is not None and i < len(evidence) else f"capture {i}"
+
+    def host(i: int) -> str | None:
+        return evidence[i].provenance.host if evidence is not None and i < len(evidence) else None
+
+    na, nb = name(pair.a), name(pair.b)
     compared = sum(m.segments_compared for m in conns)
-    lost = sum(m.only_in_a + m.only_in_b for m in conns)
+    seg_a, seg_b = sum(m.segments_a for m in conns), sum(m.segments_b for m in conns)
+    covered = sum(m.bytes_compared for m in conns)
+    largest_a, largest_b = max(m.largest_a for m in conns), max(m.largest_b for m in conns)
+    only_a, only_b = sum(m.only_in_a for m in conns), sum(m.only_in_b for m in conns)
+    lost = only_a + only_b
+    missing_a = _by_type([MissingSegment(s_, 0, 0, 0, n, k) for m in conns for s_, k, n in m.missing_a])
+    missing_b = _by_type([MissingSegment(s_, 0, 0, 0, n, k) for m in conns for s_, k, n in m.missing_b])
     nat_rows = [{"a_client": n[0], "b_client": n[1], "a_server": n[2], "b_server": n[3]} for n in pair.nat]
     nat_text = (
-        f" Through address translation: {pair.nat[0][0]} → {pair.nat[0][2]} in capture {pair.a} is "
-        f"{pair.nat[0][1]} → {pair.nat[0][3]} in capture {pair.b}"
+        f" Address translation between them: {pair.nat[0][0]} → {pair.nat[0][2]} in {na} is "
+        f"{pair.nat[0][1]} → {pair.nat[0][3]} in {nb}"
         + (f" (and {len(pair.nat) - 1:,} more)." if len(pair.nat) > 1 else ".")
         if pair.nat
-        else ""
+        else " Both captures show the same addresses and ports (no address translation between them)."
     )
+    sizes = (
+        f" {na} holds {seg_a:,} segments there (largest {largest_a:,} bytes) and {nb} {seg_b:,} "
+        f"(largest {largest_b:,} bytes)"
+        + (
+            ": segmentation offload (TSO/GSO/GRO) makes segments larger than the MTU on one side, so the "
+            "sequence ranges are compared, not the segments."
+            if max(largest_a, largest_b) > 1500
+            else "."
+        )
+    )
+    hosts = [h for h in dict.fromkeys((host(pair.a), host(pair.b))) if h]
     key = f"evidence-{pair.a}-{pair.b}"
     lossy = [m for m in conns if m.only_in_a or m.only_in_b]
     refs: list[Ref] = []
@@ -251,10 +406,17 @@ def pair_finding(pair: CapturePair) -> Finding | None:
         refs.append(Ref(evidence=pair.b, label=f"connection {m.b} ({m.b_client} → {m.b_server})", connection=str(m.b)))
     data: dict[str, Any] = {
         "captures": [pair.a, pair.b],
+        "evidence": [pair.a, pair.b],
+        "hosts": hosts,
         "matched_connections": len(conns),
         "unmatched": [pair.unmatched_a, pair.unmatched_b],
         "segments_compared": compared,
+        "segments": [seg_a, seg_b],
+        "largest_segment": [largest_a, largest_b],
+        "bytes_compared": covered,
         "lost_segments": lost,
+        "missing_in_b": [{"sender": s_, "type": k, "count": n} for s_, k, n in missing_a],
+        "missing_in_a": [{"sender": s_, "type": k, "count": n} for s_, k, n in missing_b],
         "nat": nat_rows[:100],
         "partial": pair.partial,
         "rows": [
@@ -262,60 +424,81 @@ def pair_finding(pair: CapturePair) -> Finding | None:
             for m in (lossy or list(conns))[:100]
         ],
     }
+    matched_text = f"{len(conns):,} connections appear in both {na} and {nb} (matched by TCP sequence numbers)."
     if lost:
-        a_side = sum(m.only_in_a for m in conns)
         rate = lost / compared if compared else 0.0
         return Finding(
             kind="path.loss_between_captures",
             layer="network",
             severity="high" if rate >= 0.01 else "medium",
             title=(
-                f"{lost:,} of {compared:,} segments ({rate:.2%}) sent on one side never seen on the other, "
+                f"{lost:,} segments ({rate:.2%} of {compared:,}) seen at one capture point never reached the other, "
                 f"on {len(lossy):,} of {len(conns):,} matched connections"
             ),
             explanation=(
-                f"{len(conns):,} connections appear in both captures (matched by TCP sequence numbers).{nat_text} "
-                f"Comparing every segment in the sequence range both captures cover, {a_side:,} seen in capture "
-                f"{pair.a} never showed up in capture {pair.b} and {lost - a_side:,} the other way: they were lost "
-                "between the two capture points (or dropped by a capture that could not keep up)."
+                f"{matched_text}{nat_text}{sizes} Over the {covered:,} bytes of sequence space both cover, "
+                f"seen in {na} and never in {nb}: {_missing_text(missing_a)}; seen in {nb} and never in {na}: "
+                f"{_missing_text(missing_b)}. They were lost between the two capture points (or dropped by a "
+                "capture that could not keep up)."
             ),
             refs=tuple(refs),
             key=key,
-            data={**data, "rate": rate, "only_in_a": a_side, "only_in_b": lost - a_side},
+            data={**data, "rate": rate, "only_in_a": only_a, "only_in_b": only_b},
         )
     return Finding(
         kind="path.no_loss_between_captures",
         layer="network",
         severity="info",
-        title=f"Every one of {compared:,} segments on {len(conns):,} matched connections arrived at the other side",
+        title=(
+            f"Every segment on {len(conns):,} matched connection{'s' if len(conns) != 1 else ''} reached the other "
+            f"capture point ({covered:,} bytes of sequence space, {seg_a:,} and {seg_b:,} segments)"
+        ),
         explanation=(
-            f"{len(conns):,} connections appear in both captures (matched by TCP sequence numbers).{nat_text} "
-            f"All {compared:,} segments in the sequence range both captures cover were seen at both capture points, "
-            "retransmissions included: nothing was lost between them, so the network path between the captures "
-            "is cleared."
+            f"{matched_text}{nat_text}{sizes} Every byte of the {covered:,} bytes of sequence space both captures "
+            "cover, every SYN, SYN-ACK and FIN, and every pure ACK acknowledging it was seen at both capture points, "
+            "retransmissions as often on both sides: nothing was lost between them, so the network path between "
+            "the captures is cleared."
         ),
         refs=tuple(refs),
         key=key,
-        data={**data, "clears_layer": True},
+        data={**data, "only_in_a": 0, "only_in_b": 0, "clears_layer": True},
     )
 
 
 def compare_captures(
     evidence: Sequence[EvidenceResult], *, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[list[CapturePair], list[Finding]]:
-    """Every pair of captures with connections in common, and their findings."""
-    caps = [(i, e) for i, e in enumerate(evidence) if e.kind == "capture" and e.connections]
+    """Every pair of captures with connections in common, and their findings.
+
+    Only captures whose file can be read take part (the comparison re-reads them); one whose
+    result came without its connection table (the console stores it apart) has it read again.
+    """
+    caps = []
+    for i, e in enumerate(evidence):
+        if e.kind != "capture" or not Path(e.path).is_file():
+            continue
+        if not e.connections:
+            e = _with_connections(i, e, limits)
+        if e.connections:
+            caps.append((i, e))
     pairs: list[CapturePair] = []
     findings: list[Finding] = []
     for n, (ia, ea) in enumerate(caps):
         for ib, eb in caps[n + 1 :]:
-            if not Path(ea.path).exists() or not Path(eb.path).exists():
-                continue
             pair = compare_pair(ia, ea, ib, eb, limits=limits)
             if not pair.connections:
                 continue
             pairs.append(pair)
-            f = pair_finding(pair)
+            f = pair_finding(pair, evidence)
             if f is not None:
                 findings.append(f)
     return pairs, findings
+
+
+def _with_connections(index: int, ev: EvidenceResult, limits: Limits) -> EvidenceResult:
+    from dataclasses import replace
+
+    from whodunnet.capture import analyze_capture
+
+    again, _ = analyze_capture(index, Path(ev.path), limits=limits)
+    return replace(ev, connections=again.connections)

@@ -84,10 +84,10 @@ def analyze(
         findings.extend(found)
         done += size
     evidence = prov.across(evidence)
+    pairs: list[Any] = []
     if combine_evidence:
-        findings.extend(combine(evidence, findings))
-    pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
-    findings.extend(pair_findings)
+        combined, pairs = _combine(evidence, findings, limits)
+        findings.extend(combined)
     throttle(1.0, "done", force=True)
     return AnalysisResult(
         engine_version=ENGINE_VERSION, evidence=tuple(evidence), findings=tuple(findings), capture_pairs=tuple(pairs)
@@ -159,21 +159,44 @@ def _kind_of(found: str) -> Kind | None:
     return registry.kind(found) or registry.kind_of_format(found)
 
 
-def combine(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> list[Finding]:
-    """Findings across several pieces of evidence, from their results alone (no file is read).
+def combine(
+    evidence: Sequence[EvidenceResult], findings: Sequence[Finding], *, limits: Limits = DEFAULT_LIMITS
+) -> list[Finding]:
+    """Findings across several pieces of evidence: the kinds' combiners over the results, and the
+    two-capture matching (``capture_pairs``) for every pair of captures whose file can be read.
 
-    The backend calls this over an incident's stored results whenever one of them changes.
-    A combiner that fails (a bug: results are data it must cope with) is logged and reported
-    as an ``engine.combiner_failed`` finding naming it; the other combiners still run.
+    The backend calls this over an incident's stored results (with its files' paths) whenever
+    one of them changes, and ``analyze`` over the files it read, so both say the same. Snapshots
+    are paired per host by ``evidence[i].provenance``. A combiner that fails (a bug: results are
+    data it must cope with) is logged and reported as an ``engine.combiner_failed`` finding
+    naming it; the other combiners still run.
     """
+    return _combine(evidence, findings, limits)[0]
+
+
+def _combine(
+    evidence: Sequence[EvidenceResult], findings: Sequence[Finding], limits: Limits
+) -> tuple[list[Finding], list[Any]]:
     out: list[Finding] = []
+    pairs: list[Any] = []
+    try:
+        pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
+        out.extend(pair_findings)
+    except Exception as exc:
+        logger.exception("capture matching failed")
+        out.append(_combiner_failed(_CAPTURE_MATCHING, exc))
+    # Combiners read what the capture matching found (the network cleared or not).
     for combiner in registry.combiners():
         try:
-            out.extend(combiner.run(tuple(evidence), tuple(findings)))
+            out.extend(combiner.run(tuple(evidence), (*findings, *out)))
         except Exception as exc:
             logger.exception("combiner %r failed", combiner.name)
             out.append(_combiner_failed(combiner, exc))
-    return out
+    return out, pairs
+
+
+#: How the two-capture matching is named when it fails (it is run by ``_combine``, not the registry).
+_CAPTURE_MATCHING = Combiner("the matching of two captures of the same traffic", "network", lambda ev, found: [])
 
 
 def _combiner_failed(combiner: Combiner, exc: Exception) -> Finding:

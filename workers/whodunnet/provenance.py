@@ -144,6 +144,9 @@ TOOL_WORDS = frozenset(
     }
 )
 
+#: File-name extensions: not a hint of anything.
+EXTENSIONS = frozenset({"txt", "log", "out", "json", "toml", "gz", "csv", "pcap", "pcapng", "cap", "dump"})
+
 _WORD_SPLIT = re.compile(r"[-_.\s]+")
 _HOSTLIKE = re.compile(r"^[a-z][a-z0-9]*\d+[a-z0-9]*$|^[a-z][a-z0-9]{2,}$", re.IGNORECASE)
 _IP_PREFIX = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){3})(?:[-_]|$)")
@@ -186,6 +189,9 @@ def from_filename(path: str | Path) -> tuple[str | None, str | None]:
     """(host, role) a file name hints at: ``client-nstat.txt`` → ("client", "client"),
     ``db1-nstat-before.txt`` → ("db1", None), ``10.0.0.5_ss.txt`` → ("10.0.0.5", None).
 
+    A first word is a host name only when a tool's name follows it (``db1-nstat``, not
+    ``netns-flood-before``).
+
     A role word with no other host name is the host's name too, so ``client-*`` and
     ``server-*`` files are two hosts.
     """
@@ -204,6 +210,7 @@ def from_filename(path: str | Path) -> tuple[str | None, str | None]:
             and first not in ORDER_WORDS
             and not _DATE_LIKE.match(first)
             and _HOSTLIKE.match(first)
+            and any(w in TOOL_WORDS and w not in EXTENSIONS for w in words[1:])
         ):
             host = first
     return host, role

@@ -4,22 +4,27 @@ A snapshot kind's summary carries ``formats`` (what it holds: ``nstat``, ``ip -s
 and ``timestamp`` (when it was taken, from the file or given by a person; None when unknown).
 A file says when it was taken in a timestamp line (``timestamp_line``), which every snapshot
 kind reads the same way.
-Snapshots are grouped by kind and formats: an nstat file is compared with an nstat file,
-never across kinds. In a group, the order is the time each was taken when every one of
-the group has a time, otherwise the order given (upload order); the first and the last
-are diffed. A group of one is totals since boot.
+Snapshots are grouped by host (``EvidenceResult.provenance``), kind and formats: an nstat
+file is compared with an nstat file of the same host, never across kinds or hosts. In a
+group, the order is the time each was taken when every one has a time, else the file names'
+before/after, else the counters themselves (monotonic counters that mostly went down from A
+to B mean B was taken first, not a reset), else the order given; the first and the last are
+diffed. A group of one is totals since boot.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cmp_to_key
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from whodunnet.model import EvidenceResult
+from whodunnet.provenance import order_hint
 
 if TYPE_CHECKING:
     from whodunnet.kinds.text import LineLog
@@ -51,19 +56,99 @@ def timestamp_line(text: str) -> float | str | None:
     return None
 
 
-def snapshot_groups(evidence: Sequence[EvidenceResult], kinds: Collection[str]) -> list[tuple[list[int], bool]]:
-    """Snapshots of the same kind and formats, earliest first, and whether their times ordered them."""
-    groups: dict[tuple[str, tuple[str, ...]], list[int]] = defaultdict(list)
+#: Gauges among the snapshot numbers: they go up and down, so they say nothing about order.
+GAUGES = frozenset({"count", "max", "entries", "cpu", "line", "TcpCurrEstab", "IpForwarding", "IpDefaultTTL",
+                    "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn", "mtu", "qlen", "speed"})  # fmt: skip
+
+
+def taken_at(ev: EvidenceResult) -> float | None:
+    """When a snapshot was taken: its provenance (a person's or the file's), else its timestamp line."""
+    if ev.provenance.taken_at is not None:
+        return ev.provenance.taken_at
+    t = ev.summary.get("timestamp")
+    return float(t) if isinstance(t, int | float) else None
+
+
+def monotonic_numbers(summary: Mapping[str, Any]) -> dict[str, int]:
+    """Every counter of a snapshot summary that only ever grows, by a flat name (gauges left out).
+
+    counters: ``counters``, ``interfaces``, ``conntrack``, ``ethtool``; softnet: ``cpus``; firewall: ``rules``.
+    """
+    out: dict[str, int] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int):
+            if prefix.rsplit(".", 1)[-1] not in GAUGES:
+                out[prefix] = value
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}", v)
+        elif isinstance(value, list):
+            for n, item in enumerate(value):
+                label = item.get("cpu", item.get("rule", n)) if isinstance(item, Mapping) else n
+                walk(f"{prefix}[{label}]", item)
+
+    for table in ("counters", "interfaces", "conntrack", "ethtool", "cpus", "rules"):
+        if table in summary:
+            walk(table, summary[table])
+    return out
+
+
+def counters_say_first(a: EvidenceResult, b: EvidenceResult) -> int:
+    """-1 when ``a``'s counters say it was taken before ``b`` (most shared counters grew from a to b),
+    1 when they say after (most went down: b was taken first, not reset), 0 when they cannot tell."""
+    na, nb = monotonic_numbers(a.summary), monotonic_numbers(b.summary)
+    up = down = 0
+    for k, v in na.items():
+        w = nb.get(k)
+        if w is None or w == v:
+            continue
+        if w > v:
+            up += 1
+        else:
+            down += 1
+    if up > down:
+        return -1
+    if down > up:
+        return 1
+    return 0
+
+
+def _order(evidence: Sequence[EvidenceResult], members: list[int]) -> tuple[list[int], str]:
+    """The members earliest first, and what decided it: "time", "file name", "counters" or "upload order"."""
+    if len(members) < 2:
+        return members, "time" if all(taken_at(evidence[i]) is not None for i in members) else "upload order"
+    times = [taken_at(evidence[i]) for i in members]
+    if all(t is not None for t in times) and len(set(times)) == len(times):
+        return sorted(members, key=lambda i: float(taken_at(evidence[i]) or 0.0)), "time"
+    hints = [order_hint(evidence[i].path) for i in members]
+    if len(members) == 2 and sorted(h for h in hints if h is not None) == [0, 1]:
+        return sorted(members, key=lambda i: order_hint(evidence[i].path) or 0), "file name"
+
+    def compare(i: int, j: int) -> int:
+        return counters_say_first(evidence[i], evidence[j])
+
+    ordered = sorted(members, key=cmp_to_key(compare))
+    if all(compare(i, j) == -1 for i, j in pairwise(ordered)):
+        return ordered, "counters"
+    return members, "upload order"
+
+
+def snapshot_groups(evidence: Sequence[EvidenceResult], kinds: Collection[str]) -> list[tuple[list[int], str]]:
+    """Snapshots of the same host, kind and formats, earliest first, and what ordered them.
+
+    Never across hosts: a snapshot whose host is unknown is grouped with the others of
+    unknown host only. The order is the time each was taken (its provenance or timestamp
+    line) when all have one, else the file names' before/after, else the counters themselves
+    (counters only grow: a pair where most went down was given in reverse), else upload order.
+    """
+    groups: dict[tuple[str | None, str, tuple[str, ...]], list[int]] = defaultdict(list)
     for i, ev in enumerate(evidence):
         if ev.kind in kinds and ev.summary.get("formats"):
-            groups[(ev.kind, tuple(sorted(ev.summary["formats"])))].append(i)
-    out = []
-    for members in groups.values():
-        timed = all(evidence[i].summary.get("timestamp") is not None for i in members)
-        if timed:
-            members = sorted(members, key=lambda i: float(evidence[i].summary["timestamp"]))
-        out.append((members, timed))
-    return out
+            groups[(ev.provenance.host, ev.kind, tuple(sorted(ev.summary["formats"])))].append(i)
+    return [_order(evidence, members) for members in groups.values()]
 
 
 @dataclass(frozen=True)
@@ -73,6 +158,8 @@ class Diff:
     before: int | None
     after: int
     interval_s: float | None
+    host: str | None = None
+    ordered_by: str = "time"
 
     @property
     def key(self) -> str:
@@ -83,29 +170,38 @@ class Diff:
         return [i for i in (self.before, self.after) if i is not None]
 
     def when(self, evidence: Sequence[EvidenceResult], alone: str = "since boot (one snapshot)") -> str:
-        """``over 10.0 s (a.txt → b.txt)``; ``alone`` for one snapshot."""
+        """``on db1 over 10.0 s (a.txt → b.txt)``; ``alone`` for one snapshot."""
+        on = f"on {self.host} " if self.host else ""
         if self.before is None:
-            return alone
+            return on + alone
         names = f"{evidence[self.before].name} → {evidence[self.after].name}"
         if self.interval_s is not None:
-            return f"over {self.interval_s:.1f} s ({names})"
-        return f"between {evidence[self.before].name} and {evidence[self.after].name} (interval unknown)"
+            return f"{on}over {self.interval_s:.1f} s ({names})"
+        return f"{on}between {evidence[self.before].name} and {evidence[self.after].name} (interval unknown)"
 
     def data(self) -> dict[str, Any]:
         """The keys every diff finding's data starts with."""
-        return {"delta": self.before is not None, "interval_s": self.interval_s, "evidence": self.evidence}
+        return {
+            "delta": self.before is not None,
+            "interval_s": self.interval_s,
+            "evidence": self.evidence,
+            "host": self.host,
+            "hosts": [self.host] if self.host else [],
+            "ordered_by": self.ordered_by,
+        }
 
 
 def diffs(evidence: Sequence[EvidenceResult], kind: str) -> list[Diff]:
     """Each group of ``kind``'s snapshots as the pair it is diffed over (``snapshot_groups``)."""
     out = []
-    for members, _ in snapshot_groups(evidence, (kind,)):
+    for members, ordered_by in snapshot_groups(evidence, (kind,)):
+        host = evidence[members[0]].provenance.host
         if len(members) == 1:
-            out.append(Diff(None, members[0], None))
+            out.append(Diff(None, members[0], None, host, ordered_by))
             continue
-        t0, t1 = (evidence[i].summary.get("timestamp") for i in (members[0], members[-1]))
-        interval = float(t1) - float(t0) if t0 is not None and t1 is not None else None
-        out.append(Diff(members[0], members[-1], interval))
+        t0, t1 = (taken_at(evidence[i]) for i in (members[0], members[-1]))
+        interval = t1 - t0 if t0 is not None and t1 is not None else None
+        out.append(Diff(members[0], members[-1], interval, host, ordered_by))
     return out
 
 
@@ -130,17 +226,18 @@ class SnapshotTime:
 
 
 def snapshot_pairing(evidence: Sequence[EvidenceResult], kinds: Collection[str]) -> list[dict[str, Any]]:
-    """For each snapshot: its role in the diff, the snapshot it is compared with, the interval.
+    """For each snapshot: its role in the diff, the snapshot it is compared with, the interval, the host.
 
     ``role`` is ``before`` or ``after`` for the two snapshots that are diffed, ``only`` for a
     snapshot alone in its group (totals since boot) and ``between`` for the ones in the middle
-    of a group of three or more (only the first and the last are diffed).
+    of a group of three or more (only the first and the last are diffed). ``ordered_by`` says
+    what put them in order: ``time``, ``file name``, ``counters`` or ``upload order``.
     """
     out: list[dict[str, Any]] = []
-    for members, timed in snapshot_groups(evidence, kinds):
+    for members, ordered_by in snapshot_groups(evidence, kinds):
         first, last = members[0], members[-1]
-        t0, t1 = evidence[first].summary.get("timestamp"), evidence[last].summary.get("timestamp")
-        interval = float(t1) - float(t0) if t0 is not None and t1 is not None and len(members) > 1 else None
+        t0, t1 = taken_at(evidence[first]), taken_at(evidence[last])
+        interval = t1 - t0 if t0 is not None and t1 is not None and len(members) > 1 else None
         formats = sorted(evidence[first].summary["formats"])
         for i in members:
             if len(members) == 1:
@@ -152,8 +249,8 @@ def snapshot_pairing(evidence: Sequence[EvidenceResult], kinds: Collection[str])
             else:
                 role, other = "between", None
             out.append(
-                {"evidence": i, "role": role, "other": other, "interval_s": interval,
-                 "ordered_by": "time" if timed else "upload order", "formats": formats}
+                {"evidence": i, "role": role, "other": other, "interval_s": interval, "ordered_by": ordered_by,
+                 "formats": formats, "host": evidence[i].provenance.host}
             )  # fmt: skip
     return out
 

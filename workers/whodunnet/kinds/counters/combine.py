@@ -15,7 +15,7 @@ from typing import Any
 from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
 from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
 from whodunnet.model import EvidenceResult, Finding, Ref
-from whodunnet.snapshots import diff_counts, snapshot_groups
+from whodunnet.snapshots import diff_counts, diffs
 from whodunnet.stats import percent
 
 KIND = "counters"
@@ -32,7 +32,7 @@ MATCH_TOLERANCE = 0.1
 
 @dataclass
 class Delta:
-    """What changed between two snapshots (or, for one snapshot, the totals)."""
+    """What changed between two snapshots of one host (or, for one snapshot, the totals)."""
 
     before: int | None
     after: int
@@ -43,10 +43,17 @@ class Delta:
     resets: list[str] = field(default_factory=list)
     #: The snapshots' file names, for titles ("nstat-1.txt → nstat-2.txt").
     names: tuple[str, ...] = ()
+    host: str | None = None
+    role: str | None = None
+    ordered_by: str = "time"
 
     @property
     def key(self) -> str:
         return f"{self.before}-{self.after}" if self.before is not None else f"{self.after}"
+
+    @property
+    def evidence(self) -> list[int]:
+        return [i for i in (self.before, self.after) if i is not None]
 
     def refs(self, label: str, lines: dict[int, int | None]) -> tuple[Ref, ...]:
         out = []
@@ -57,21 +64,31 @@ class Delta:
             out.append(Ref(evidence=idx, label=label, lines=(ln, ln) if ln else None))
         return tuple(out)
 
+    def pair_data(self) -> dict[str, Any]:
+        """The keys every counters finding's data starts with: the pair, its host, what ordered it."""
+        return {"delta": self.before is not None, "interval_s": self.interval_s, "evidence": self.evidence,
+                "host": self.host, "hosts": [self.host] if self.host else [], "role": self.role,
+                "ordered_by": self.ordered_by, "pair": list(self.names)}  # fmt: skip
+
 
 def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
+    """One Delta per host and format group (``whodunnet.snapshots.diffs``)."""
     out = []
-    for members, _ in snapshot_groups(evidence, (KIND,)):
-        last = evidence[members[-1]].summary
-        if len(members) == 1:
+    for diff in diffs(evidence, KIND):
+        last = evidence[diff.after].summary
+        role = evidence[diff.after].provenance.role
+        if diff.before is None:
             out.append(
-                Delta(None, members[0], None, dict(last["counters"]), dict(last["interfaces"]), dict(last["conntrack"]))
-            )
+                Delta(None, diff.after, None, dict(last["counters"]), dict(last["interfaces"]),
+                      dict(last["conntrack"]), names=(evidence[diff.after].name,), host=diff.host, role=role,
+                      ordered_by=diff.ordered_by)
+            )  # fmt: skip
             continue
-        first = evidence[members[0]].summary
-        t0, t1 = first.get("timestamp"), last.get("timestamp")
+        first = evidence[diff.before].summary
         resets: list[str] = []
-        d = Delta(members[0], members[-1], (t1 - t0) if t0 is not None and t1 is not None else None, resets=resets)
-        d.names = (evidence[members[0]].name, evidence[members[-1]].name)
+        d = Delta(diff.before, diff.after, diff.interval_s, resets=resets, host=diff.host, role=role,
+                  ordered_by=diff.ordered_by)  # fmt: skip
+        d.names = (evidence[diff.before].name, evidence[diff.after].name)
         d.counters = diff_counts(first["counters"], last["counters"], resets)
         for name, stats in last["interfaces"].items():
             if name in first["interfaces"]:
@@ -85,12 +102,13 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
 
 
 def _when(d: Delta) -> str:
-    first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
+    on = f"on {d.host} " if d.host else ""
     if d.before is None:
-        return "since boot (one snapshot)"
+        return on + "since boot (one snapshot" + (f" {d.names[0]})" if d.names else ")")
+    first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
     if d.interval_s is not None:
-        return f"over {d.interval_s:.1f} s ({first} → {last})"
-    return f"between {first} and {last} (interval unknown)"
+        return f"{on}over {d.interval_s:.1f} s ({first} → {last})"
+    return f"{on}between {first} and {last} (interval unknown)"
 
 
 def counter_findings(evidence: Sequence[EvidenceResult], findings: Sequence[Finding] = ()) -> list[Finding]:
@@ -184,9 +202,7 @@ def _retrans(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
         refs=_name_refs(evidence, d, present + (["TcpOutSegs"] if out_segs is not None else [])),
         key=f"counters-{d.key}",
         data={
-            "delta": d.before is not None,
-            "interval_s": d.interval_s,
-            "evidence": [i for i in (d.before, d.after) if i is not None],
+            **d.pair_data(),
             "counters": {k: c[k] for k in [*present, "TcpOutSegs"] if k in c},
             "per_second": per_s,
             "retrans_rate": rate,
@@ -211,7 +227,7 @@ def _listen(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
         ),
         refs=_name_refs(evidence, d, LISTEN_COUNTERS),
         key=f"counters-{d.key}",
-        data={"delta": d.before is not None, "interval_s": d.interval_s, "listen_overflows": ov, "listen_drops": dr,
+        data={**d.pair_data(), "listen_overflows": ov, "listen_drops": dr,
               "values": _before_after(evidence, d, [k for k in LISTEN_COUNTERS if k in c])},
     )  # fmt: skip
 
@@ -237,7 +253,7 @@ def _drops(evidence: Sequence[EvidenceResult], d: Delta, name: str, stats: dict[
         ),
         refs=tuple(refs),
         key=f"{name}-{d.key}",
-        data={"interface": name, "virtual": virtual, "delta": d.before is not None, "interval_s": d.interval_s,
+        data={**d.pair_data(), "interface": name, "virtual": virtual,
               "drops": shown, "stats": stats, "values": _iface_values(evidence, d, name)},
     )  # fmt: skip
 
@@ -323,7 +339,7 @@ def _link_usage(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
         explanation=f"Per-interface throughput {_when(d)} against its limit: {reason}.",
         refs=d.refs("interfaces", {}),
         key=f"counters-{d.key}",
-        data={"interval_s": d.interval_s, "interfaces": rows, "near_limit": near, "clears_layer": clears,
+        data={**d.pair_data(), "interfaces": rows, "near_limit": near, "clears_layer": clears,
               "reason": reason, "threshold": NEAR_LIMIT},
     )  # fmt: skip
 
