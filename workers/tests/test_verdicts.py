@@ -139,21 +139,26 @@ def test_conntrack_table_full_is_the_culprit_not_when_the_table_has_room() -> No
 def test_loss_between_the_captures_is_suspect_with_the_counts_each_way() -> None:
     caps = [ev("client.pcap", "capture", "client", "client"), ev("server.pcap", "capture", "server", "server")]
     lost = finding("path.loss_between_captures", severity="high", refs=(0, 1), lost_segments=40,
-                   segments_compared=3565, matched_connections=1, only_in_a=40, only_in_b=0)  # fmt: skip
+                   segments_compared=3565, matched_connections=1, only_in_a=40, only_in_b=0,
+                   missing_in_b=[{"sender": "server", "type": "pure ACK", "count": 40}])  # fmt: skip
     s = verdicts.loss_between_the_captures_is_suspect(facts(caps, lost))
     assert s is not None and s.verdict == "suspect"
     assert "40 of 3,565 segments on 1 matched connections between client.pcap, server.pcap" in s.reason
+    assert "the second capture never saw 40 pure ACK from the server" in s.reason
     assert "between client and server" in s.needs[0]
 
 
 def test_both_sides_of_the_nat_saw_every_segment_clears_the_network() -> None:
     caps = [ev("client.pcap", "capture", "client", "client"), ev("server.pcap", "capture", "server", "server")]
-    seen = finding("path.no_loss_between_captures", refs=(0, 1), segments_compared=3565, matched_connections=1,
-                   nat=[{"a": "10.0.1.2:40000", "b": "192.0.2.1:61000"}], clears_layer=True)  # fmt: skip
+    nat = {"a_client": "10.0.1.2:40000", "a_server": "192.0.2.9:9092", "b_client": "192.0.2.1:61000",
+           "b_server": "192.0.2.9:9092"}  # fmt: skip
+    seen = finding("path.no_loss_between_captures", refs=(0, 1), bytes_compared=10485760, segments=[180, 7240],
+                   matched_connections=1, nat=[nat], clears_layer=True)  # fmt: skip
     s = verdicts.both_sides_of_the_nat_saw_every_segment_clears_the_network(facts(caps, seen))
     assert s is not None and s.verdict == "cleared"
-    assert "every one of 3,565 segments on 1 connections seen in client.pcap, server.pcap arrived" in s.reason
-    assert "through a NAT (10.0.1.2:40000 seen as 192.0.2.1:61000)" in s.reason
+    assert "client.pcap, server.pcap saw the same 10,485,760 bytes of sequence space" in s.reason
+    assert "on 1 connections, 180 and 7,240 segments" in s.reason
+    assert "through a NAT (10.0.1.2:40000 → 192.0.2.9:9092 on one side is 192.0.2.1:61000 → 192.0.2.9:9092" in s.reason
 
 
 def test_both_sides_of_the_nat_saw_every_segment_clears_the_network_not_over_drops_elsewhere() -> None:

@@ -326,8 +326,7 @@ def loss_between_the_captures_is_suspect(facts: Facts) -> Suggestion | None:
         parts.append(
             f"{_n(d.get('lost_segments'))} of {_n(d.get('segments_compared'))} segments on "
             f"{_n(d.get('matched_connections'))} matched connections between {facts.files_of(f)} never reached "
-            f"the other capture ({_n(d.get('only_in_a'))} one way, {_n(d.get('only_in_b'))} the other)"
-            + (f": {_by_type(d)}" if _by_type(d) else "")
+            f"the other capture{_nat(d)}" + (f": {_by_type(d)}" if _by_type(d) else "")
         )
     hosts = [h for _, f in found for h in facts.hosts_of(f)]
     between = f" between {' and '.join(dict.fromkeys(hosts))}" if hosts else ""
@@ -341,36 +340,44 @@ def loss_between_the_captures_is_suspect(facts: Facts) -> Suggestion | None:
 
 
 def _by_type(data: Mapping[str, Any]) -> str:
-    """Lost segments by type ("data 3, pure ACK 2"), when the finding says."""
-    kinds = data.get("lost_by_type") or data.get("by_type")
-    if not isinstance(kinds, Mapping):
-        return ""
-    return ", ".join(f"{k.replace('_', ' ')} {_n(v)}" for k, v in kinds.items() if v)
+    """What each side never saw, by type ("in b: data 3, pure ACK 2"), when the finding says."""
+    said = []
+    for key, where in (("missing_in_b", "the second"), ("missing_in_a", "the first")):
+        rows = [r for r in data.get(key) or [] if r.get("count")]
+        if rows:
+            listed = ", ".join(f"{_n(r['count'])} {r.get('type')} from the {r.get('sender')}" for r in rows)
+            said.append(f"{where} capture never saw {listed}")
+    return "; ".join(said)
+
+
+def _nat(data: Mapping[str, Any]) -> str:
+    for row in data.get("nat") or []:
+        a = f"{row.get('a_client')} → {row.get('a_server')}"
+        b = f"{row.get('b_client')} → {row.get('b_server')}"
+        if a != b:
+            return f", through a NAT ({a} on one side is {b} on the other)"
+    return ""
 
 
 def both_sides_of_the_nat_saw_every_segment_clears_the_network(facts: Facts) -> Suggestion | None:
     """Two captures of the same traffic, one on each side of the path (through a NAT when the addresses
-    differ), saw every segment the other saw: nothing was lost between them, so the network is cleared."""
+    differ), saw the same sequence space, handshakes, FINs and ACKs: nothing was lost between them, so the
+    network is cleared."""
     found = facts.of("path.no_loss_between_captures")
     if not found or facts.of("path.loss_between_captures", "host.drops_match_retransmits"):
         return None
     parts = []
     for _, f in found:
         d = f.data
-        nat = d.get("nat") or []
-        through = ""
-        if nat:
-            row = nat[0]
-            mapped = row.get("a") or row.get("from")
-            other = row.get("b") or row.get("to")
-            if mapped and other and mapped != other:
-                through = f", through a NAT ({mapped} seen as {other})"
+        size = f"{_n(d['bytes_compared'])} bytes of sequence space" if d.get("bytes_compared") else "the traffic"
+        segments = d.get("segments") or []
+        counted = f", {_n(segments[0])} and {_n(segments[1])} segments" if len(segments) == 2 else ""
         parts.append(
-            f"every one of {_n(d.get('segments_compared'))} segments on {_n(d.get('matched_connections'))} "
-            f"connections seen in {facts.files_of(f)} arrived at the other side{through}"
+            f"{facts.files_of(f)} saw the same {size} on {_n(d.get('matched_connections'))} connections"
+            f"{counted}{_nat(d)}, every handshake, FIN and acknowledgement included"
         )
     others = [(i, f) for i, f in facts.of(layer="network") if f.severity in SERIOUS]
-    reason = "Both capture points saw the same traffic: " + "; ".join(parts) + "."
+    reason = "Nothing was lost between the two capture points: " + "; ".join(parts) + "."
     if others:
         reason += f" What the network step also lists happened on both sides alike: {_titles(facts, others)}."
     return Suggestion(verdict="cleared", reason=reason, findings=_ids(found))
