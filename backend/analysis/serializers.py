@@ -178,7 +178,12 @@ class SnapshotPairingSerializer(serializers.Serializer[Any]):
     other_filename = serializers.CharField(allow_null=True, help_text="That evidence's file name.")
     interval_s = serializers.FloatField(allow_null=True, help_text="Seconds between the two snapshots, if known.")
     ordered_by = serializers.ChoiceField(
-        choices=["time", "upload order"], help_text="What decided which snapshot is the earlier."
+        choices=["time", "file name", "counters", "upload order"],
+        help_text="What decided which snapshot is the earlier: when each was taken, before/after in the file names, "
+        "the counters themselves (monotonic counters mostly grow), or, failing all, the upload order.",
+    )
+    host = serializers.CharField(
+        allow_null=True, default=None, help_text="The host both snapshots come from (never paired across hosts)."
     )
     formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
 
