@@ -1616,10 +1616,12 @@ export interface components {
         OnInconclusiveEnum: "retry_then_skip" | "skip";
         /**
          * @description * `time` - time
+         *     * `file name` - file name
+         *     * `counters` - counters
          *     * `upload order` - upload order
          * @enum {string}
          */
-        OrderedByEnum: "time" | "upload order";
+        OrderedByEnum: "time" | "file name" | "counters" | "upload order";
         /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
         PatchedEvidenceUpdateRequest: {
             /** @description The kind to read the file as, when detection from the content got it wrong: one of the kinds /api/evidence-kinds/ lists. */
@@ -2331,12 +2333,16 @@ export interface components {
              */
             interval_s: number | null;
             /**
-             * @description What decided which snapshot is the earlier.
+             * @description What decided which snapshot is the earlier: when each was taken, before/after in the file names, the counters themselves (monotonic counters mostly grow), or, failing all, the upload order.
              *
              *     * `time` - time
+             *     * `file name` - file name
+             *     * `counters` - counters
              *     * `upload order` - upload order
              */
             ordered_by: components["schemas"]["OrderedByEnum"];
+            /** @description The host both snapshots come from (never paired across hosts). */
+            host?: string | null;
             /** @description The counter formats compared. */
             formats: string[];
         };

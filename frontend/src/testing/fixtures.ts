@@ -28,6 +28,7 @@ export function makeStep(overrides: Partial<ChecklistStep> = {}): ChecklistStep 
     findings: [],
     suggestion: null,
     hint: 'Upload per-interface counters to compare throughput with each limit.',
+    needs: [],
     ...overrides,
   };
 }

@@ -3,7 +3,8 @@ import { type ReactNode, useId, useState } from 'react';
 import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
 
-import { LAYER_LABEL, VERDICT_LABEL } from '../labels';
+import { LAYER_LABEL } from '../labels';
+import { Suggestion, WouldSettle } from './suggestion';
 import { VerdictBadge } from './verdict-badge';
 import { VerdictForm } from './verdict-form';
 
@@ -79,34 +80,41 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, acti
         )}
 
         {step.suggestion && (
-          <div className="step__suggestion">
-            <span>
-              Suggested: <strong>{VERDICT_LABEL[step.suggestion.verdict]}</strong> — {step.suggestion.reason}
-            </span>
-            {editing === null && step.suggestion.verdict !== step.verdict && (
-              <button
-                type="button"
-                className="button button--small"
-                aria-label={`Review suggestion for ${label}`}
-                onClick={() => {
-                  if (step.suggestion)
-                    setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
-                }}
-              >
-                Review suggestion
-              </button>
-            )}
-          </div>
+          <Suggestion
+            suggestion={step.suggestion}
+            label={label}
+            action={
+              editing === null &&
+              step.suggestion.verdict !== step.verdict && (
+                <button
+                  type="button"
+                  className="button button--small"
+                  aria-label={`Review suggestion for ${label}`}
+                  onClick={() => {
+                    if (step.suggestion)
+                      setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
+                  }}
+                >
+                  Review suggestion
+                </button>
+              )
+            }
+          />
         )}
 
         {renderFindings(step.findings)}
 
-        {step.hint && (
-          <p className="step__hint small">
-            <span className="muted">To settle it: </span>
-            {step.hint}
-          </p>
-        )}
+        {!step.suggestion &&
+          (step.needs.length > 0 ? (
+            <WouldSettle needs={step.needs} label={label} />
+          ) : (
+            step.hint && (
+              <p className="step__hint small">
+                <span className="muted">To settle it: </span>
+                {step.hint}
+              </p>
+            )
+          ))}
 
         {actions && <div className="step__actions">{actions}</div>}
       </section>
