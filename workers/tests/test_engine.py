@@ -66,5 +66,9 @@ def test_it_result_is_json_ready() -> None:
         "tcp_connections",
         "truncated_packets",
         "ip_fragments",
+        "rtt",
+        "largest_transfer",
+        "deadline_closes",
+        "receive_window",
     }
     assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}

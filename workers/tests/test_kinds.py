@@ -132,7 +132,7 @@ def corpus_findings(tmp: Path) -> Iterator[Finding]:
     pair = CAPTURES / "loopback-scenarios.pcap"
     cut = tmp / "cut.pcap"
     cut.write_bytes(pair.read_bytes()[: pair.stat().st_size * 2 // 3])
-    yield from analyze([pair, pair, cut], combine_evidence=False).findings
+    yield from analyze([pair, pair, cut]).findings
 
 
 def test_every_finding_of_the_corpus_is_declared_with_every_data_key(tmp_path: Path) -> None:

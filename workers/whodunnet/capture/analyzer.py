@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from whodunnet.capture.connections import Connection, build_table
 from whodunnet.capture.fields import Scan
-from whodunnet.capture.findings import tcp_findings
+from whodunnet.capture.findings import capture_facts, tcp_findings
 from whodunnet.capture.source import open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
@@ -133,6 +133,7 @@ def analyze_capture(
         summary = exc.partial if isinstance(exc.partial, dict) else analysis.summary()
         error = ErrorInfo(message=exc.message, offset=exc.offset, line=exc.line)
     conns = analysis.connections()
+    summary = {**summary, **capture_facts(conns)}
     findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
     return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -507,7 +508,11 @@ def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> F
             "yields depends on the kernel: for 64 KiB about 65,536 bytes before Linux 6.6, 32,768 with 6.6's "
             "initial scaling_ratio."
         )
-    parts.append(f"Moving 10 MB at this rate takes {10e6 / cap:,.0f} s.")
+    biggest = max(rows, key=lambda r: r["bytes"])
+    parts.append(
+        f"At this rate the largest of these transfers ({biggest['bytes']:,} bytes, connection "
+        f"{biggest['connection']}) needs {biggest['bytes'] / cap:,.1f} s."
+    )
     layer: Layer = "application" if flat * 2 >= len(rows) else "kernel"
     refs = [
         _ref(index, by_id[r["connection"]], f"connection {r['connection']}: {r['window']:,}-byte window") for r in rows
@@ -551,25 +556,47 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
             big = len(group) >= TIMEOUT_MIN_CONNECTIONS and group[0][0] >= 1.0
             if big and (best is None or len(group) > len(best[1])):
                 best = (closer, group)
+        if best is None:  # fewer connections: only a round age (10.0 s, 30.0 s ± 2 %) says "a timer"
+            rounds: dict[float, list[tuple[float, Connection]]] = defaultdict(list)
+            for age, c in ages:
+                if (r := round_age(age)) is not None:
+                    rounds[r].append((age, c))
+            if rounds:
+                r = max(rounds, key=lambda k: (len(rounds[k]), k))
+                best = (closer, rounds[r])
     if best is None:
         return None
     closer, group = best
     ages_only = [a for a, _ in group]
     mid = statistics.median(ages_only)
     spread = max(abs(a - mid) for a in ages_only)
+    rounded = round_age(mid)
     peer = _other(closer)
     after = sum(c.side(peer).data_after_peer_fin_bytes for _, c in group)
     unacked = sum(c.side(closer).peer_unacked_at_fin for _, c in group)
+    single = len(group) == 1
     title = (
-        f"{_plural(len(group), 'connection')} closed by the {closer} at {mid:.1f} s ± {spread:.2f} s "
-        f"while the {peer} was still sending: an application timeout"
+        f"{_plural(len(group), 'connection')} closed by the {closer} at {mid:.1f} s"
+        + ("" if single else f" ± {spread:.2f} s")
+        + f" while the {peer} was still sending: an application timeout"
+    )
+    when = (
+        f"{mid:.2f} s after its first SYN"
+        if single
+        else f"at nearly the same age, {mid:.2f} s after the first SYN (from {min(ages_only):.2f} to "
+        f"{max(ages_only):.2f} s)"
     )
     parts = [
-        f"The {closer} sent the first FIN on {_plural(len(group), 'connection')} at nearly the same age, "
-        f"{mid:.2f} s after the first SYN (from {min(ages_only):.2f} to {max(ages_only):.2f} s), while the {peer} "
-        f"still had data in flight ({unacked:,} bytes unacknowledged at the FINs, {after:,} bytes sent after them).",
-        f"Connections ended by a fixed clock, not by the data: look for a {mid:.0f} s timeout in the {closer} "
-        "application (a read or request timeout), and for why the transfer needed longer than that.",
+        f"The {closer} sent the first FIN on {_plural(len(group), 'connection')} {when}, while the {peer} "
+        f"still had data in flight ({unacked:,} bytes unacknowledged at the FIN{'' if single else 's'}, "
+        f"{after:,} bytes sent after {'it' if single else 'them'}).",
+        (
+            f"{mid:.2f} s is within {ROUND_AGE_TOLERANCE:.0%} of a round {rounded:g} s: "
+            if rounded is not None and single
+            else ""
+        )
+        + f"a connection ended by a clock, not by the data: look for a {rounded or mid:.0f} s timeout in the "
+        f"{closer} application (a read or request timeout), and for why the transfer needed longer than that.",
     ]
     refs = [
         _ref(
@@ -584,13 +611,14 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
     return _finding(
         "tcp.app_timeout_close",
         "application",
-        "high",
+        "medium" if single else "high",
         title,
         " ".join(parts),
         refs,
         index,
         closer=closer,
         age=mid,
+        round_age=rounded,
         spread=spread,
         connections=len(group),
         peer_bytes_after_fin=after,
@@ -695,6 +723,85 @@ FINDERS: tuple[Callable[[int, Sequence[Connection]], Finding | None], ...] = (
     app_timeout_close_finding,
     rst_after_fin_finding,
 )
+
+
+#: Application deadlines that "round" close ages are compared with (seconds; ± ROUND_AGE_TOLERANCE).
+ROUND_AGES = (1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 300.0, 600.0)
+ROUND_AGE_TOLERANCE = 0.02
+
+
+def round_age(age: float) -> float | None:
+    """The round deadline (10.0 s, 30.0 s ...) ``age`` is within 2 % of, or None."""
+    for r in ROUND_AGES:
+        if abs(age - r) <= ROUND_AGE_TOLERANCE * r:
+            return r
+    return None
+
+
+def deadline_closes(conns: Sequence[Connection]) -> list[dict[str, Any]]:
+    """Connections an endpoint closed (first FIN) while its peer still had data in flight, with the age."""
+    out = []
+    for c in conns:
+        closer = c.first_fin_by
+        if closer is None or c.first_fin_time is None or not c.syn_count:
+            continue
+        mine, theirs = c.side(closer), c.side(_other(closer))
+        if not (theirs.data_after_peer_fin_packets or mine.peer_unacked_at_fin):
+            continue
+        age = c.first_fin_time - c.syn_times[0].time
+        out.append({"connection": c.id, "closer": closer, "age_s": age, "round_s": round_age(age),
+                    "peer_bytes_after_fin": theirs.data_after_peer_fin_bytes,
+                    "peer_unacked_at_fin": mine.peer_unacked_at_fin,
+                    "client": c.client, "server": c.server})  # fmt: skip
+    return out
+
+
+def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
+    """What other evidence needs from a capture, kept in its summary (the console stores no rows for it):
+
+    ``rtt``: the handshake RTT (median over connections whose handshake was captured) and the
+    smallest data RTT, per connection too; ``largest_transfer``: the most payload one side of one
+    connection sent; ``deadline_closes``: connections closed by an endpoint while the peer still
+    had data in flight, with their age; ``receive_window``: the window that capped throughput, as
+    ``tcp.receive_window_limited`` measured it (None when none did).
+    """
+    per = []
+    for c in conns:
+        mins = [d.rtt_min for d in (c.c2s, c.s2c) if d.rtt_min]
+        per.append({"connection": c.id, "handshake_s": c.initial_rtt, "min_s": max(mins) if mins else None})
+    hs = [r["handshake_s"] for r in per if r["handshake_s"]]
+    mins = [r["min_s"] for r in per if r["min_s"]]
+    rtt = {
+        "handshake_s": statistics.median(hs) if hs else None,
+        "handshake_connections": len(hs),
+        "min_s": min(mins) if mins else None,
+        "min_connections": len(mins),
+        "connections": [r for r in per if r["handshake_s"] or r["min_s"]][:MAX_DATA_ROWS],
+    }
+    largest = None
+    for c in conns:
+        for role in ROLES:
+            d = c.side(role)
+            if d.payload_bytes and (largest is None or d.payload_bytes > largest["bytes"]):
+                span = (d.last_data_time - d.first_data_time) if d.first_data_time and d.last_data_time else None
+                largest = {"bytes": d.payload_bytes, "connection": c.id, "sender": role, "seconds": span}
+    rows = [r for c in conns for sender in ROLES if (r := window_limit(c, sender)) is not None]
+    window = None
+    if rows:
+        window = {
+            "window": int(statistics.median(r["window"] for r in rows)),
+            "window_max": max(int(r["window_max"] or 0) for r in rows),
+            "receiver": _other(statistics.mode(r["sender"] for r in rows)),
+            "rtt_s": statistics.median(r["rtt"] for r in rows),
+            "transfers": len(rows),
+            "flat": sum(1 for r in rows if r["flat"]),
+        }
+    return {
+        "rtt": rtt,
+        "largest_transfer": largest,
+        "deadline_closes": deadline_closes(conns)[:MAX_DATA_ROWS],
+        "receive_window": window,
+    }
 
 
 def tcp_findings(index: int, conns: Sequence[Connection]) -> list[Finding]:

@@ -19,6 +19,10 @@ FIELDS = {
     "format": Field("text"),
     "compressed": Field("text"),
     "link_types": Field("text"),
+    "rtt": Field("seconds", "RTT"),
+    "largest_transfer": Field("bytes"),
+    "deadline_closes": Field("count", "Closes while the peer was sending"),
+    "receive_window": Field("bytes_exact", "Receive window that capped throughput"),
     # tcp.*
     "connections": Field("count"),
     "connection": Field("connection"),
@@ -57,7 +61,6 @@ FIELDS = {
     "window": Field("bytes_exact"),
     "window_max": Field("bytes_exact"),
     "window_scaled": Field("text"),
-    "rtt": Field("seconds", "RTT"),
     "cap": Field("bytes/s", "Cap (window / RTT)"),
     "throughput": Field("bytes/s"),
     "throughput_share_of_cap": Field("share"),
@@ -65,6 +68,7 @@ FIELDS = {
     "flat": Field("text"),
     "transfers": Field("count"),
     "age": Field("seconds"),
+    "round_age": Field("seconds", "Round deadline"),
     "spread": Field("seconds"),
     "peer_bytes_after_fin": Field("bytes", "Peer bytes after FIN"),
     "peer_unacked_at_fin": Field("bytes", "Peer unacked at FIN"),
@@ -88,18 +92,40 @@ FIELDS = {
     "a_server": Field("text", "First capture: server"),
     "b_client": Field("text", "Second capture: client"),
     "b_server": Field("text", "Second capture: server"),
+    "evidence": Field("count", "Evidence"),
+    "hosts": Field("text"),
+    "segments": Field("count", "Segments (first, second capture)"),
+    "largest_segment": Field("bytes_exact", "Largest segment (first, second capture)"),
+    "bytes_compared": Field("bytes", "Sequence space compared"),
+    "type": Field("text"),
 }
 
 _ROWS = Table("rows", "Per connection")
-_PATH_FACTS = ("matched_connections", "segments_compared", "lost_segments", "rate", "only_in_a", "only_in_b",
-               "partial", "captures", "unmatched")  # fmt: skip
-_PATH_TABLES = (Table("rows", "Per connection"), Table("nat", "Address translation"))
+_PATH_FACTS = ("matched_connections", "bytes_compared", "segments_compared", "segments", "largest_segment",
+               "lost_segments", "rate", "only_in_a", "only_in_b", "partial", "captures", "unmatched")  # fmt: skip
+_PATH_TABLES = (
+    Table("rows", "Per connection"),
+    Table("nat", "Address translation"),
+    Table("missing_in_b", "Seen in the first capture only"),
+    Table("missing_in_a", "Seen in the second capture only"),
+)
 
 FINDINGS = (
     FindingSpec(
         "capture.summary",
         facts=("packets", "bytes", "duration", "tcp_connections", "truncated_packets", "format", "link_types"),
-        hidden=("captured_bytes", "compressed", "first_ts", "last_ts", "ip_fragments", "tcp_packets"),
+        hidden=(
+            "captured_bytes",
+            "compressed",
+            "first_ts",
+            "last_ts",
+            "ip_fragments",
+            "tcp_packets",
+            "rtt",
+            "largest_transfer",
+            "deadline_closes",
+            "receive_window",
+        ),
     ),
     FindingSpec(
         "tcp.syn_retransmit",
@@ -141,6 +167,7 @@ FINDINGS = (
         facts=(
             "closer",
             "age",
+            "round_age",
             "spread",
             "connections",
             "peer_bytes_after_fin",
@@ -152,6 +179,11 @@ FINDINGS = (
     FindingSpec(
         "tcp.rst_after_fin", facts=("connections", "by_closer", "bytes_after_fin", "connection_ids"), tables=(_ROWS,)
     ),
-    FindingSpec("path.loss_between_captures", facts=_PATH_FACTS, tables=_PATH_TABLES),
-    FindingSpec("path.no_loss_between_captures", facts=(*_PATH_FACTS, "clears_layer"), tables=_PATH_TABLES),
+    FindingSpec("path.loss_between_captures", facts=_PATH_FACTS, tables=_PATH_TABLES, hidden=("evidence", "hosts")),
+    FindingSpec(
+        "path.no_loss_between_captures",
+        facts=(*_PATH_FACTS, "clears_layer"),
+        tables=_PATH_TABLES,
+        hidden=("evidence", "hosts"),
+    ),
 )

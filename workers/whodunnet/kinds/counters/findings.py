@@ -5,6 +5,11 @@ from __future__ import annotations
 from whodunnet.kinds.spec import Field, FindingSpec, Table
 
 FIELDS = {
+    "host": Field("text"),
+    "hosts": Field("text"),
+    "role": Field("text", "Host role"),
+    "ordered_by": Field("text", "Snapshots ordered by"),
+    "pair": Field("text", "Snapshots diffed"),
     "delta": Field("text", "Difference of two snapshots"),
     "interval_s": Field("seconds", "Interval"),
     "evidence": Field("count"),
@@ -46,19 +51,25 @@ FIELDS = {
     "tuples_share_of_max": Field("share", "Tuples against the table size"),
 }
 
+#: What every snapshot finding says about its pair: shown (host, files, order) and kept (the rest).
+_PAIR = ("host", "pair", "ordered_by")
+_PAIR_HIDDEN = ("hosts", "role", "evidence", "delta")
+
 FINDINGS = (
     FindingSpec(
         "host.retransmits",
-        facts=("counters", "retrans_rate", "interval_s", "per_second", "delta", "resets"),
-        hidden=("evidence", "values"),
+        facts=(*_PAIR, "counters", "retrans_rate", "interval_s", "per_second", "resets"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
-        "host.listen_overflows", facts=("listen_overflows", "listen_drops", "interval_s", "delta"), hidden=("values",)
+        "host.listen_overflows",
+        facts=(*_PAIR, "listen_overflows", "listen_drops", "interval_s"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
         "host.interface_drops",
-        facts=("interface", "virtual", "drops", "interval_s", "delta", "stats"),
-        hidden=("values",),
+        facts=(*_PAIR, "interface", "virtual", "drops", "interval_s", "stats"),
+        hidden=(*_PAIR_HIDDEN, "values"),
     ),
     FindingSpec(
         "host.drops_match_retransmits",
@@ -66,7 +77,8 @@ FINDINGS = (
     ),
     FindingSpec(
         "neighbours.link_usage",
-        facts=("near_limit", "clears_layer", "reason", "threshold", "interval_s"),
+        facts=(*_PAIR, "near_limit", "clears_layer", "reason", "threshold", "interval_s"),
+        hidden=_PAIR_HIDDEN,
         tables=(
             Table(
                 "interfaces",

@@ -30,6 +30,6 @@ FINDINGS = (
             Table("rules", "Dropping rules", columns=("table", "chain", "rule", "verdict", "packets", "bytes", "new")),
             Table("tables", "Per table", columns=("table", "decided_packets", "dropped_packets", "share")),
         ),
-        hidden=("evidence",),
+        hidden=("evidence", "host", "hosts", "ordered_by"),
     ),
 )

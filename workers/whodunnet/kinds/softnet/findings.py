@@ -27,6 +27,6 @@ FINDINGS = (
             Table("cpus", "Per CPU", columns=("cpu", "processed", "dropped", "time_squeeze", "received_rps",
                                               "flow_limit_count")),
         ),
-        hidden=("evidence", "cpu_collision"),
+        hidden=("evidence", "cpu_collision", "host", "hosts", "ordered_by"),
     ),
 )  # fmt: skip

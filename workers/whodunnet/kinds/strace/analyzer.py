@@ -9,6 +9,7 @@ by a close is an application timeout, whatever the network did.
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -142,11 +143,16 @@ def rcvbuf_findings(index: int, sockets: list[Socket]) -> list[Finding]:
 
 def timeout_findings(index: int, trace: StraceTrace) -> list[Finding]:
     out: list[Finding] = []
-    groups: dict[tuple[str, float | None], list[Timeout]] = defaultdict(list)
+    groups: dict[tuple[str, float | None, float | None], list[Timeout]] = defaultdict(list)
     for t in trace.timeouts:
-        groups[(t.syscall, t.timeout_ms)].append(t)
+        if t.deadline_ms is not None:  # the last slice of a countdown: grouped by the deadline
+            groups[(t.syscall, None, round(t.deadline_ms, -2))].append(t)
+        else:
+            groups[(t.syscall, t.timeout_ms, None)].append(t)
     by_fd = {fd: s for s in trace.sockets for fd in s.fds}
-    for (syscall, timeout_ms), items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+    for (syscall, timeout_ms, deadline_key), items in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0, kv[0][2] or 0)
+    ):
         closes: list[dict[str, Any]] = []
         for t in items:
             for fd in t.fds:
@@ -154,39 +160,81 @@ def timeout_findings(index: int, trace: StraceTrace) -> list[Finding]:
                 if sock is not None and sock.closed_line is not None and sock.closed_line > t.line:
                     closes.append({"fd": fd, "timeout_line": t.line, "close_line": sock.closed_line, "peer": sock.peer})
         fds = sorted({fd for t in items for fd in t.fds})
-        value = "no" if timeout_ms is None else f"{timeout_ms:g} ms"
+        plural = "s" if len(items) != 1 else ""
         ended = (
             f" {len(closes)} of them {'is' if len(closes) == 1 else 'are'} followed by a close of the same socket, "
             "so the wait ran out and the application gave up on the connection."
             if closes
             else ""
         )
+        on_fds = f" on fd {', '.join(map(str, fds))}" if fds else ""
+        data: dict[str, Any] = {
+            "syscall": syscall,
+            "count": len(items),
+            "fds": fds,
+            "lines": [t.line for t in items[:500]],
+            "waited_s": [t.waited_s for t in items[:500]],
+            "closes_after": closes[:200],
+        }
+        if deadline_key is not None:
+            deadlines = [t.deadline_ms for t in items if t.deadline_ms is not None]
+            deadline_ms = statistics.median(deadlines)
+            last = [t.timeout_ms for t in items if t.timeout_ms is not None]
+            waits = max(t.countdown_waits for t in items)
+            title = (
+                f"{syscall} timed out {len(items)} time{plural}{on_fds}: the end of a {syscall} loop counting down "
+                f"a {deadline_ms / 1000:.1f} s deadline"
+            )
+            explanation = (
+                f"{syscall} timed out after {min(last):g} ms{'' if len(items) == 1 else ' (the shortest)'} at line "
+                f"{items[0].line}, but that was only the last slice: from line {items[0].countdown_line} the "
+                f"application called {syscall} {waits} times on the same descriptors, each with the time left of one "
+                f"deadline, a {syscall} loop counting down a {deadline_ms / 1000:.1f} s deadline "
+                f"({deadline_ms:,.0f} ms, read from the first wait's timeout"
+                + (" and the trace's timestamps" if items[0].time is not None else "")
+                + f").{ended}"
+            )
+            data.update(
+                {
+                    "timeout_ms": deadline_ms,
+                    "deadline_ms": deadline_ms,
+                    "deadline_s": deadline_ms / 1000,
+                    "last_wait_ms": min(last) if last else None,
+                    "countdown_waits": waits,
+                    "countdown_lines": [t.countdown_line for t in items[:500]],
+                }
+            )
+            key = f"deadline-{syscall}-{deadline_key:g}"
+            severity = "medium"
+        else:
+            value = "no" if timeout_ms is None else f"{timeout_ms:g} ms"
+            title = f"{syscall} timed out {len(items)} time{plural} after {value}{on_fds}"
+            explanation = (
+                f"{syscall} with a {value} timeout returned 0 (nothing ready) {len(items)} time{plural}, "
+                f"first at line {items[0].line}.{ended}"
+            )
+            data["timeout_ms"] = timeout_ms
+            key = f"wait-{syscall}-{timeout_ms}"
+            severity = "medium" if closes or (timeout_ms or 0) >= 1000 else "low"
         out.append(
             Finding(
                 kind="app.timeout",
                 layer="application",
-                severity="medium" if closes or (timeout_ms or 0) >= 1000 else "low",
-                title=f"{syscall} timed out {len(items)} time{'s' if len(items) != 1 else ''} after {value}"
-                + (f" on fd {', '.join(map(str, fds))}" if fds else ""),
-                explanation=(
-                    f"{syscall} with a {value} timeout returned 0 (nothing ready) {len(items)} time"
-                    f"{'s' if len(items) != 1 else ''}, first at line {items[0].line}.{ended}"
-                ),
+                severity=severity,  # type: ignore[arg-type]
+                title=title,
+                explanation=explanation,
                 refs=tuple(Ref(evidence=index, label=f"{syscall} timeout", lines=(t.line, t.line)) for t in items[:50])
+                + tuple(
+                    Ref(evidence=index, label=f"{syscall} countdown starts", lines=(t.countdown_line, t.countdown_line))
+                    for t in items[:20]
+                    if t.countdown_line is not None
+                )
                 + tuple(
                     Ref(evidence=index, label=f"close fd {c['fd']}", lines=(c["close_line"], c["close_line"]))
                     for c in closes[:20]
                 ),
-                key=f"wait-{syscall}-{timeout_ms}",
-                data={
-                    "syscall": syscall,
-                    "timeout_ms": timeout_ms,
-                    "count": len(items),
-                    "fds": fds,
-                    "lines": [t.line for t in items[:500]],
-                    "waited_s": [t.waited_s for t in items[:500]],
-                    "closes_after": closes[:200],
-                },
+                key=key,
+                data=data,
             )
         )
     fixed = fixed_age_closes(trace.sockets)

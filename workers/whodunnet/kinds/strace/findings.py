@@ -5,6 +5,11 @@ from __future__ import annotations
 from whodunnet.kinds.spec import Field, FindingSpec, Table
 
 FIELDS = {
+    "deadline_ms": Field("ms", "Deadline counted down"),
+    "deadline_s": Field("seconds", "Deadline"),
+    "last_wait_ms": Field("ms", "Last wait"),
+    "countdown_waits": Field("count", "Waits counting down"),
+    "countdown_lines": Field("count", "Countdown starts at lines"),
     "fd": Field("count", "File descriptor"),
     "fds": Field("count", "File descriptors"),
     "pid": Field("count", "PID"),
@@ -50,11 +55,11 @@ FINDINGS = (
     ),
     FindingSpec(
         "app.timeout",
-        facts=("syscall", "timeout_ms", "close_age_s", "count", "fds"),
+        facts=("syscall", "deadline_s", "timeout_ms", "close_age_s", "count", "fds", "last_wait_ms", "countdown_waits"),
         tables=(
             Table("closes_after", "Closed after the wait", columns=("fd", "peer", "timeout_line", "close_line")),
             Table("sockets", "Sockets", columns=("fd", "peer", "opened_line", "closed_line", "age_s")),
         ),
-        hidden=("lines", "waited_s"),
+        hidden=("lines", "waited_s", "deadline_ms", "countdown_lines"),
     ),
 )

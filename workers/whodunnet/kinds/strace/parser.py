@@ -134,6 +134,12 @@ class Timeout:
     fds: list[int]
     timeout_ms: float | None
     waited_s: float | None
+    #: When this wait ended a loop of waits on the same descriptors whose timeouts counted
+    #: down (each the time left of one deadline): that deadline (the first wait's timeout,
+    #: plus the time before it when the trace has timestamps), how many waits, the first's line.
+    deadline_ms: float | None = None
+    countdown_waits: int = 0
+    countdown_line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -144,6 +150,9 @@ class Timeout:
             "fds": self.fds,
             "timeout_ms": self.timeout_ms,
             "waited_s": self.waited_s,
+            "deadline_ms": self.deadline_ms,
+            "countdown_waits": self.countdown_waits,
+            "countdown_line": self.countdown_line,
         }
 
 
@@ -160,6 +169,8 @@ class StraceTrace:
         self.sockets: list[Socket] = []
         self.open: dict[int, Socket] = {}
         self.timeouts: list[Timeout] = []
+        #: Per (pid, syscall, fds): the waits of a countdown so far, (line, time, timeout ms).
+        self._countdowns: dict[tuple[int | None, str, tuple[int, ...]], list[tuple[int, float | None, float]]] = {}
         self.signals: list[dict[str, Any]] = []
         self.exits: list[dict[str, Any]] = []
         self.pending: dict[int | None, tuple[int, str, str, float | None]] = {}
@@ -385,8 +396,6 @@ class StraceTrace:
             sock.peer = sock.peer or peer
 
     def _wait(self, c: Syscall) -> None:
-        if c.retval != 0:
-            return
         args = c.args
         fds: list[int] = []
         timeout_ms: float | None = None
@@ -406,9 +415,34 @@ class StraceTrace:
                 timeout_ms = _number(args[3]) if c.name != "epoll_pwait2" else _timespec_ms(args[3])
         if timeout_ms is None or timeout_ms < 0:
             return
-        self._timeout(c, fds, timeout_ms)
+        key = (c.pid, c.name, tuple(fds))
+        chain = self._countdowns.get(key, [])
+        line = c.start_line or c.line
+        if not chain or timeout_ms >= chain[-1][2]:
+            chain = [(line, c.time, timeout_ms)]  # a fresh wait, not the time left of the last one
+        else:
+            chain.append((line, c.time, timeout_ms))
+        self._countdowns[key] = chain
+        if c.retval != 0:
+            return
+        del self._countdowns[key]
+        deadline = None
+        if len(chain) >= 2:
+            _, first_time, first_ms = chain[0]
+            deadline = first_ms
+            if first_time is not None and c.time is not None:  # the same end time: first wait's start + timeout
+                deadline = max(first_ms, (c.time - first_time) * 1000 + timeout_ms)
+        self._timeout(c, fds, timeout_ms, deadline, len(chain) if deadline is not None else 0, chain[0][0])
 
-    def _timeout(self, c: Syscall, fds: list[int], timeout_ms: float | None) -> None:
+    def _timeout(
+        self,
+        c: Syscall,
+        fds: list[int],
+        timeout_ms: float | None,
+        deadline_ms: float | None = None,
+        countdown_waits: int = 0,
+        countdown_line: int | None = None,
+    ) -> None:
         t = Timeout(
             line=c.start_line or c.line,
             pid=c.pid,
@@ -417,6 +451,9 @@ class StraceTrace:
             fds=fds,
             timeout_ms=timeout_ms,
             waited_s=c.duration,
+            deadline_ms=deadline_ms,
+            countdown_waits=countdown_waits,
+            countdown_line=countdown_line if deadline_ms is not None else None,
         )
         self.timeouts.append(t)
         for fd in fds:
