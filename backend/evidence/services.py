@@ -85,17 +85,24 @@ def set_provenance(*, user: User, evidence: Evidence, changes: dict[str, Any]) -
     A person's value wins over what the engine read from the content or the file name. The findings across the
     incident's evidence are recomputed with it (snapshots pair per host, in time order).
     """
-    changed = {name: value for name, value in changes.items() if name in PROVENANCE_FIELDS}
-    if not changed:
-        return evidence
     with transaction.atomic():
         evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        # The card's form sends every field: only what differs is a change (and a line on the timeline).
+        changed = {
+            name: value
+            for name, value in changes.items()
+            if name in PROVENANCE_FIELDS and getattr(evidence, name) != value
+        }
+        if not changed:
+            return evidence
         said = []
         for name, value in changed.items():
             setattr(evidence, name, value)
             shown = value.isoformat() if isinstance(value, dt.datetime) else value
             said.append(
-                f"{PROVENANCE_FIELDS[name]} {shown}" if value is not None else f"{PROVENANCE_FIELDS[name]} unset"
+                f"{PROVENANCE_FIELDS[name]} {shown}"
+                if value is not None
+                else f"{PROVENANCE_FIELDS[name]} as the file says"
             )
         evidence.save(update_fields=list(changed))
         record_event(

@@ -18,7 +18,7 @@ rule never brings a constant of its own into a reason.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from whodunnet.model import EvidenceResult, Finding
@@ -600,9 +600,14 @@ RULES: Mapping[str, tuple[Rule, ...]] = {
 def checklist(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> dict[str, Suggestion | None]:
     """Each step's suggestion (None when the evidence says nothing about it), in checklist order."""
     facts = Facts(evidence=evidence, findings=findings)
+    missing = settle(evidence, findings)
     out: dict[str, Suggestion | None] = {}
     for step in STEPS:
-        out[step] = next((s for rule in RULES[step] if (s := rule(facts)) is not None), None)
+        said = next((s for rule in RULES[step] if (s := rule(facts)) is not None), None)
+        if said is not None and said.verdict == "suspect" and not said.needs and missing[step]:
+            # Suspicion without a complete chain: say which file would settle it.
+            said = replace(said, needs=missing[step])
+        out[step] = said
     return out
 
 
