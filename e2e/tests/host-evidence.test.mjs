@@ -36,7 +36,7 @@ async function upload(page, file, name = file, dir = 'loopback') {
 async function provenance(card, { host, takenAt }) {
   await card.getByText('Change host, role or time').focus();
   await card.page().keyboard.press('Enter');
-  if (host !== undefined) await card.getByLabel('Host').fill(host);
+  if (host !== undefined) await card.getByRole('textbox', { name: 'Host' }).fill(host);
   if (takenAt !== undefined) await card.getByLabel('Taken at').fill(takenAt);
   await card.getByLabel('Taken at').press('Enter');
 }
@@ -103,7 +103,7 @@ test('snapshots of two hosts, uploaded in reverse order, pair per host once the 
   ]) {
     cards[name] = await upload(page, file, name, 'two-hosts');
   }
-  await cards['nstat-1.txt'].getByText('Host', { exact: true }).waitFor();
+  await cards['nstat-1.txt'].getByRole('term').filter({ hasText: 'Host' }).waitFor();
   for (const [name, host] of [
     ['nstat-1.txt', 'vm-a'],
     ['nstat-3.txt', 'vm-a'],
