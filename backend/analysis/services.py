@@ -221,15 +221,10 @@ def correlate(*, incident_id: int) -> int:
     nothing it reads changed since the last computation (the same runs, kinds and provenance), it does nothing.
     Returns how many findings the incident now has across its evidence.
     """
-    from whodunnet import ENGINE_VERSION
     from whodunnet.provenance import across
 
-    runs = selectors.latest_runs(incident_id=incident_id)
+    runs, known, inputs = _inputs(incident_id)
     evidence_ids = [run.evidence_id for run in runs]
-    known = [provenance.effective(run.evidence, run) for run in runs]
-    inputs = _digest(
-        [ENGINE_VERSION] + [[run.pk, run.evidence.kind, k.to_json()] for run, k in zip(runs, known, strict=True)]
-    )
     existing = Correlation.objects.filter(incident_id=incident_id).values_list("inputs", flat=True).first()
     if existing == inputs:
         logger.info("incident %s: nothing changed since the last correlation", incident_id)
@@ -253,6 +248,11 @@ def correlate(*, incident_id: int) -> int:
     ]
     with transaction.atomic():
         incident = Incident.objects.select_for_update().get(pk=incident_id)
+        if _inputs(incident_id)[2] != inputs:
+            # A file was analysed or a person changed a provenance while this ran: the correlation queued by that
+            # change writes the answer; this one, from older inputs, must not overwrite it.
+            logger.info("incident %s: inputs changed during the correlation; leaving it to the newer one", incident_id)
+            return Finding.objects.filter(correlation__incident_id=incident_id).count()
         correlation, _ = Correlation.objects.get_or_create(incident=incident)
         before = set(correlation.findings.values_list("kind", "key"))
         correlation.findings.all().delete()
@@ -276,6 +276,18 @@ def correlate(*, incident_id: int) -> int:
                     data={"finding": row.pk, "kind": row.kind, "evidence": None},
                 )
     return len(rows)
+
+
+def _inputs(incident_id: int) -> tuple[list[AnalysisRun], list[Provenance], str]:
+    """What a correlation reads: each evidence's latest finished run, its provenance, and a digest of both."""
+    from whodunnet import ENGINE_VERSION
+
+    runs = selectors.latest_runs(incident_id=incident_id)
+    known = [provenance.effective(run.evidence, run) for run in runs]
+    inputs = _digest(
+        [ENGINE_VERSION] + [[run.pk, run.evidence.kind, k.to_json()] for run, k in zip(runs, known, strict=True)]
+    )
+    return runs, known, inputs
 
 
 def _digest(value: Any) -> str:

@@ -266,3 +266,27 @@ def test_it_does_not_recompute_the_correlation_when_nothing_it_reads_changed(own
     again = Correlation.objects.get(incident=incident)
     assert again.computed_at == first.computed_at and again.inputs == first.inputs
     assert Finding.objects.filter(correlation=again, kind="host.retransmits").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_correlation_computed_from_inputs_that_changed_meanwhile_is_not_written(
+    owner: User, incident: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis.models import Correlation
+    from evidence.services import set_provenance
+
+    first = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt", "nstat-1.txt")
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "nstat-2.txt")
+    real = services._combine
+
+    def a_person_changes_a_host_meanwhile(*args: Any) -> Any:
+        answer = real(*args)
+        set_provenance(user=owner, evidence=first, changes={"host": "vm-a"})
+        return answer
+
+    monkeypatch.setattr(services, "_combine", a_person_changes_a_host_meanwhile)
+    services.correlate(incident_id=incident.pk)
+    assert not Correlation.objects.filter(incident=incident).exclude(inputs="").exists()
+    monkeypatch.setattr(services, "_combine", real)
+    services.correlate(incident_id=incident.pk)  # the one the change queued
+    assert Correlation.objects.get(incident=incident).provenance[str(first.pk)]["host"] == "vm-a"

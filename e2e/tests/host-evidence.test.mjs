@@ -124,5 +124,8 @@ test('snapshots of two hosts, uploaded in reverse order, pair per host once the 
     .first()
     .waitFor({ timeout: 30_000 });
   await cards['nstat-1.txt'].getByText(/^Later snapshot, diffed with nstat-3\.txt from vm-a/).waitFor();
+  await cards['nstat-2.txt'].getByText(/^Later snapshot, diffed with nstat-4\.txt from vm-b/).waitFor();
+  // Nothing is left over from before the hosts were known.
+  await network.getByText(/since boot \(one snapshot/).first().waitFor({ state: 'detached', timeout: 30_000 });
   await screenshot(page, '22-two-hosts-paired-per-host');
 });
