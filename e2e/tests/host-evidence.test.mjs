@@ -34,8 +34,11 @@ async function upload(page, file, name = file, dir = 'loopback') {
 
 /** Says where a file comes from on its card, from the keyboard. */
 async function provenance(card, { host, takenAt }) {
-  await card.getByText('Change host, role or time').focus();
-  await card.page().keyboard.press('Enter');
+  const details = card.locator('.provenance details');
+  if (!(await details.evaluate((d) => d.open))) {
+    await card.getByText('Change host, role or time').focus();
+    await card.page().keyboard.press('Enter');
+  }
   if (host !== undefined) await card.getByRole('textbox', { name: 'Host' }).fill(host);
   if (takenAt !== undefined) await card.getByLabel('Taken at').fill(takenAt);
   await card.getByLabel('Taken at').press('Enter');
