@@ -1,0 +1,152 @@
+"""The console's answer equals the CLI's: a bundle made with the real kernel TCP stack in network namespaces
+(seed 000's shape: a client with SO_RCVBUF 64 KiB and a deadline behind a NAT on a 150 ms path, captures on both
+sides, nstat and ``ip -s link`` before and after on both hosts, an strace of the client, kernel versions) is
+uploaded through the API in shell-glob order to a real worker, and its findings and checklist are compared with
+``whodunnet analyze`` on the same files with the same provenance."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from analysis import services
+from analysis.models import AnalysisRun, Correlation, Finding
+from config.celery import app
+from tests.conftest import DATA, client_for
+from tests.worker import WorkerProcess, wait_for
+
+WORKERS_TESTS = Path(__file__).resolve().parents[2] / "workers" / "tests"
+sys.path.insert(0, str(WORKERS_TESTS))
+from netlab import SERVER_IP, NetLab, lab_unavailable  # noqa: E402
+
+TRAFFIC = str(WORKERS_TESTS / "lab_traffic.py")
+WHODUNNET = Path(sys.executable).with_name("whodunnet")
+
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(lab_unavailable() is not None, reason=str(lab_unavailable())),
+]
+
+
+def make_bundle(where: Path) -> list[Path]:
+    """Seed 000's shape, for real: every file a person would collect, named as they would name them."""
+    files: list[Path] = []
+    (where / "lab").mkdir()
+    with NetLab(where / "lab") as lab:
+        lab.delay(75)  # a 150 ms round trip
+        lab.spawn("s", sys.executable, TRAFFIC, "server", "bulk", "7003")
+        time.sleep(0.3)
+
+        def snapshot(moment: str) -> None:
+            for ns, host in (("c", "client"), ("s", "server")):
+                for tool, args in (("nstat", ("nstat", "-asz")), ("ip-s-link", ("ip", "-s", "link"))):
+                    path = where / f"{host}-{tool}-{moment}.txt"
+                    path.write_text(lab.ex(ns, *args))
+                    files.append(path)
+
+        snapshot("before")
+        captures = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+        strace = where / "client.strace"
+        lab.ex("c", "strace", "-f", "-tt", "-T", "-y", "-o", str(strace), "timeout", "30", sys.executable, TRAFFIC,
+               "client", "deadline", SERVER_IP, "7003", "2", "65536", "2.5")  # fmt: skip
+        time.sleep(0.4)
+        for capture in captures:
+            files.append(capture.stop())
+        snapshot("after")
+        files.append(strace)
+    for name in ("before.txt", "after.txt"):
+        path = where / f"kernel-{name}"
+        path.write_bytes((DATA / "seed000" / name).read_bytes())
+        files.append(path)
+    return sorted(files, key=lambda p: p.name)  # shell-glob order: every "-after" before its "-before"
+
+
+@pytest.fixture
+def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
+    app.control.purge()
+    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    yield process
+    process.stop()
+
+
+def settled(incident: Any) -> bool:
+    """Every run finished and the correlation computed from what the incident holds now."""
+    if AnalysisRun.objects.filter(evidence__incident=incident).exclude(status__in=("done", "failed")).exists():
+        return False
+    correlation = Correlation.objects.filter(incident=incident).first()
+    return correlation is not None and correlation.inputs == services._inputs(incident.pk)[2]
+
+
+NUMBER = re.compile(r"\d[\d,.]*")
+
+
+def numbers(title: str) -> list[str]:
+    return NUMBER.findall(title)
+
+
+def test_the_console_finds_what_the_cli_finds_on_the_same_files(
+    owner: User, incident: Any, worker: WorkerProcess, tmp_path: Path
+) -> None:
+    files = make_bundle(tmp_path)
+    client = client_for(owner)
+    ids = {}
+    for path in files:
+        response = client.post(
+            f"/api/incidents/{incident.pk}/evidence/upload/?filename={path.name}",
+            path.read_bytes(),
+            content_type="application/octet-stream",
+        )
+        assert response.status_code == 201, response.content
+        ids[path.name] = response.json()["id"]
+    # The kernel versions do not say their host: a person says it on the card, and to the CLI with --host.
+    for name in ("kernel-after.txt", "kernel-before.txt"):
+        url = f"/api/incidents/{incident.pk}/evidence/{ids[name]}/"
+        assert client.patch(url, {"host": "client", "role": "client"}, format="json").status_code == 200
+    last_change = time.monotonic()
+    wait_for(lambda: settled(incident), timeout=120, what="the analyses and the correlation", worker=worker)
+    took = time.monotonic() - last_change
+    steps = {s["layer"]: s for s in client.get(f"/api/incidents/{incident.pk}/checklist/").json()}
+
+    cli = subprocess.run(
+        [str(WHODUNNET), "analyze", "--json", "--host", "client", str(tmp_path / "kernel-after.txt"),
+         str(tmp_path / "kernel-before.txt"), "--role", "client", str(tmp_path / "kernel-after.txt"),
+         str(tmp_path / "kernel-before.txt"), *map(str, files)],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    expected = json.loads(cli.stdout)["findings"]
+    console = list(Finding.objects.filter(incident=incident).values("kind", "title", "layer", "severity"))
+
+    def across(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return sorted((r["kind"], r["title"]) for r in rows)
+
+    assert across(console) == across(expected)
+    for kind in ("path.no_loss_between_captures", "host.retransmits", "kernel.receive_window_model"):
+        assert kind in {r["kind"] for r in console}, kind
+
+    text = subprocess.run(
+        [str(WHODUNNET), "analyze", "--host", "client", str(tmp_path / "kernel-after.txt"),
+         str(tmp_path / "kernel-before.txt"), "--role", "client", str(tmp_path / "kernel-after.txt"),
+         str(tmp_path / "kernel-before.txt"), *map(str, files)],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    ).stdout  # fmt: skip
+    printed = dict(re.findall(r"^  (\w+): (\w+(?: suggestion)?)", text, re.M))
+    shown = {layer: (s["suggestion"] or {}).get("verdict", "no suggestion") for layer, s in steps.items()}
+    assert shown == {layer: printed[layer] if printed[layer] != "no" else "no suggestion" for layer in shown}
+    report = "\n".join(
+        f"{layer}: {s['suggestion']['verdict'] if s['suggestion'] else 'no suggestion'} — "
+        f"{s['suggestion']['reason'] if s['suggestion'] else '; '.join(s['needs'])}"
+        for layer, s in steps.items()
+    )
+    print(
+        f"\nseed 000's shape through the console, {took:.1f} s from the last change to the final suggestion:\n{report}"
+    )
