@@ -68,6 +68,8 @@ def test_it_result_is_json_ready() -> None:
         "ip_fragments",
         "rtt",
         "largest_transfer",
+        "server_ports",
+        "server_port_count",
         "deadline_closes",
         "receive_window",
     }

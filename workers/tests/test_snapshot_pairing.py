@@ -123,3 +123,51 @@ def test_unknown_hosts_are_not_mixed_with_known_ones(tmp_path: Path) -> None:
     result = analyze(list(paths.values()))
     found = retrans_by_host(result.findings)
     assert found == {"client": 1000, None: 1084}  # two totals since boot, no invented delta
+
+
+def test_drops_on_the_hypervisor_explain_each_guests_retransmits_with_the_arithmetic(tmp_path: Path) -> None:
+    paths = write(tmp_path, BUNDLE)
+    for order in (sorted(paths.values()), sorted(paths.values(), reverse=True)):
+        found = [f for f in analyze(order).findings if f.kind == "host.drops_match_retransmits"]
+        by_host = {f.data["retransmit_host"]: f for f in found}
+        assert sorted(by_host) == ["client", "server"]
+        client = by_host["client"]
+        assert (client.data["drops"], client.data["retransmits"], client.data["explains_all"]) == (122, 84, True)
+        assert client.data["interface_host"] == "hypervisor" and client.data["hosts"] == ["client", "hypervisor"]
+        assert "122 RX drops ≥ 84 retransmissions" in client.explanation and "38 drops needed no" in client.explanation
+        assert client.title == "122 drops on tap0 on hypervisor explain the 84 TCP retransmissions of client"
+
+
+def test_fewer_drops_than_retransmits_explain_only_part(tmp_path: Path) -> None:
+    paths = write(tmp_path, {
+        "guest-nstat-before.txt": nstat(0, 1000), "guest-nstat-after.txt": nstat(200, 9000),
+        "hv1-ip-s-link-before.txt": ip_s_link("tap3", 100, 0, 100),
+        "hv1-ip-s-link-after.txt": ip_s_link("tap3", 900, 50, 900),
+    })  # fmt: skip
+    (f,) = [f for f in analyze(list(paths.values())).findings if f.kind == "host.drops_match_retransmits"]
+    assert (f.data["explained"], f.data["explains_all"], f.severity) == (50, False, "low")
+    assert "explain at most 50 of the 200" in f.title
+
+
+def conntrack_s(drop: int, insert_failed: int) -> str:
+    return "".join(
+        f"cpu={cpu}\tfound=0 invalid=0 insert=0 insert_failed={insert_failed // 2} drop={drop // 2} early_drop=0 "
+        "error=0 search_restart=0\n"
+        for cpu in (0, 1)
+    )
+
+
+def test_conntrack_per_host_from_every_sysctl_file(tmp_path: Path) -> None:
+    paths = write(tmp_path, {
+        "router-conntrack-S-before.txt": conntrack_s(0, 0),
+        "router-conntrack-S-after.txt": conntrack_s(36, 36),
+        "router-sysctl.txt": "net.netfilter.nf_conntrack_max = 256\nnet.netfilter.nf_conntrack_count = 256\n",
+        "client-sysctl.txt": "net.ipv4.ip_local_port_range = 40000\t40199\nwhodunnet.server_ports = 2\n",
+    })  # fmt: skip
+    for order in (sorted(paths.values()), sorted(paths.values(), reverse=True)):
+        (f,) = [f for f in analyze(order).findings if f.kind == "host.conntrack_pressure"]
+        assert f.data["host"] == "router" and f.data["failures"]["drop"] == 36
+        assert (f.data["max"], f.data["count"], f.data["port_range_size"], f.data["possible_tuples"]) == (
+            256, 256, 200, 400)  # fmt: skip
+        assert f.data["tuples_exceed_table"] is True and f.severity == "high"
+        assert "drop 36" in f.title

@@ -213,10 +213,11 @@ def _excess(mine: list[tuple[int, int, Segment]], theirs: list[tuple[int, int, S
     out: list[tuple[int, int, int]] = []
     level = 0
     points = sorted(events)
+    starts = {a for a, _, _ in mine}  # two lost segments side by side are two, not one
     for here, nxt in pairwise(points):
         level += events[here]
         if level > 0:
-            if out and out[-1][1] == here and out[-1][2] == level:
+            if out and out[-1][1] == here and out[-1][2] == level and here not in starts:
                 out[-1] = (out[-1][0], nxt, level)
             else:
                 out.append((here, nxt, level))
@@ -481,6 +482,8 @@ def compare_captures(
             e = _with_connections(i, e, limits)
         if e.connections:
             caps.append((i, e))
+    # The same pairs, each the same way round, whatever order the files came in: the client's end first.
+    caps.sort(key=lambda c: (c[1].provenance.role != "client", c[1].provenance.role == "server", c[1].name, c[0]))
     pairs: list[CapturePair] = []
     findings: list[Finding] = []
     for n, (ia, ea) in enumerate(caps):

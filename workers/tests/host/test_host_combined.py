@@ -33,17 +33,26 @@ def seed_000(tmp_path: Path) -> list[Path]:
 
 
 def test_it_reproduces_seed_000s_receive_window_arithmetic(tmp_path: Path) -> None:
-    result = analyze(seed_000(tmp_path))
-    assert [e.kind for e in result.evidence] == ["strace", "kernel_versions", "kernel_versions", "sysctl"]
-    model = one(result.findings, "kernel.receive_window_model")
-    before, after = model.data["kernels"]
+    files = seed_000(tmp_path)
+    # Without a capture, a transfer size or a deadline in the evidence, nothing is computed from constants.
+    bare = one(analyze(files).findings, "kernel.receive_window_model")
+    before, after = bare.data["kernels"]
     assert (before["kernel"], before["window"], before["regime"]) == ("6.5.13", 65536, "tcp_adv_win_scale")
     assert (after["kernel"], after["window"], after["regime"]) == ("6.6.10-1-aws", 32768, "scaling_ratio_25")
+    assert bare.data["rtt_ms"] is None and bare.data["timeout_ms"] is None and bare.data["transfer_bytes"] is None
+    assert before["transfer_s"] is None and before["fits_timeout"] is None and bare.severity == "info"
+    assert [m.split(":")[0] for m in bare.data["missing"]] == ["no RTT", "no transfer size", "no application deadline"]
+    assert "upload a capture" in bare.explanation
+    # With what a person knows set as values (RTT, size, deadline), the write-up's arithmetic follows.
+    given = tmp_path / "settings.txt"
+    given.write_text("whodunnet.rtt_ms = 136.6\nwhodunnet.transfer_bytes = 10485760\nwhodunnet.timeout_ms = 30000\n")
+    model = one(analyze([*files, given]).findings, "kernel.receive_window_model")
+    before, after = model.data["kernels"]
     assert model.data["so_rcvbuf"] == 65536 and model.data["timeout_ms"] == 30000
+    assert model.data["rtt_source"].startswith("given: whodunnet.rtt_ms")
     assert 21.5 <= before["transfer_s"] <= 22.5 and before["fits_timeout"]
     assert 38 <= after["transfer_s"] <= 45 and not after["fits_timeout"]
-    assert model.severity == "high" and model.data["regressed"]
-    assert "22 s through a 65,536-byte window" in model.data["rtt_source"]  # the default: no RTT in the evidence
+    assert model.severity == "high" and model.data["regressed"] and model.data["missing"] == []
 
 
 def test_it_lists_dfa2f0483360_between_6_5_13_and_6_6_10_but_not_its_6_6_33_fix(tmp_path: Path) -> None:

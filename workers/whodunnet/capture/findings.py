@@ -559,7 +559,7 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
         if best is None:  # fewer connections: only a round age (10.0 s, 30.0 s ± 2 %) says "a timer"
             rounds: dict[float, list[tuple[float, Connection]]] = defaultdict(list)
             for age, c in ages:
-                if (r := round_age(age)) is not None:
+                if (r := _round_close(age, c)) is not None:
                     rounds[r].append((age, c))
             if rounds:
                 r = max(rounds, key=lambda k: (len(rounds[k]), k))
@@ -570,7 +570,7 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
     ages_only = [a for a, _ in group]
     mid = statistics.median(ages_only)
     spread = max(abs(a - mid) for a in ages_only)
-    rounded = round_age(mid)
+    rounded = round_age(mid) or (_round_close(group[0][0], group[0][1]) if len(group) == 1 else None)
     peer = _other(closer)
     after = sum(c.side(peer).data_after_peer_fin_bytes for _, c in group)
     unacked = sum(c.side(closer).peer_unacked_at_fin for _, c in group)
@@ -738,6 +738,15 @@ def round_age(age: float) -> float | None:
     return None
 
 
+def _round_close(age: float, c: Connection) -> float | None:
+    """The round deadline a close at ``age`` (from the first SYN) is at, counted from the SYN or from
+    the end of the handshake (an application's clock usually starts when connect returns)."""
+    found = round_age(age)
+    if found is None and c.initial_rtt:
+        found = round_age(age - c.initial_rtt)
+    return found
+
+
 def deadline_closes(conns: Sequence[Connection]) -> list[dict[str, Any]]:
     """Connections an endpoint closed (first FIN) while its peer still had data in flight, with the age."""
     out = []
@@ -749,7 +758,7 @@ def deadline_closes(conns: Sequence[Connection]) -> list[dict[str, Any]]:
         if not (theirs.data_after_peer_fin_packets or mine.peer_unacked_at_fin):
             continue
         age = c.first_fin_time - c.syn_times[0].time
-        out.append({"connection": c.id, "closer": closer, "age_s": age, "round_s": round_age(age),
+        out.append({"connection": c.id, "closer": closer, "age_s": age, "round_s": _round_close(age, c),
                     "peer_bytes_after_fin": theirs.data_after_peer_fin_bytes,
                     "peer_unacked_at_fin": mine.peer_unacked_at_fin,
                     "client": c.client, "server": c.server})  # fmt: skip
@@ -778,7 +787,7 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
         "min_connections": len(mins),
         "connections": [r for r in per if r["handshake_s"] or r["min_s"]][:MAX_DATA_ROWS],
     }
-    largest = None
+    largest: dict[str, Any] | None = None
     for c in conns:
         for role in ROLES:
             d = c.side(role)
@@ -796,8 +805,11 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
             "transfers": len(rows),
             "flat": sum(1 for r in rows if r["flat"]),
         }
+    ports = sorted({c.server_port for c in conns if c.roles_known})
     return {
         "rtt": rtt,
+        "server_ports": ports[:MAX_DATA_ROWS],
+        "server_port_count": len(ports),
         "largest_transfer": largest,
         "deadline_closes": deadline_closes(conns)[:MAX_DATA_ROWS],
         "receive_window": window,

@@ -15,14 +15,13 @@ Formula, per kernel (``S`` = SO_RCVBUF the application asked for):
   the initial ratio is 128/256 → ``window = sk_rcvbuf / 2 = S``.
 * **with 05f76b2d634e** (6.6.45+, 6.10.4+, 6.11+): window_clamp follows the measured
   ratio ``skb->len / skb->truesize`` → ``window ≈ sk_rcvbuf × r``. ``r`` depends on the
-  driver and MTU; the model assumes ``r = 0.66`` (measured on a cloud VM's path in the public write-up of
-  this regression, "Investigation of a Cross-regional Network Performance Issue", Netflix, 2024) and says so.
+  driver and MTU, so the model gives no number unless a ratio is passed (a capture's measured
+  window divided by sk_rcvbuf); it assumes none.
 
 Assumptions: the window is the only limit on throughput (no loss, cwnd never smaller,
 the sender always has data), so ``rate = window / RTT`` and a transfer of ``N`` bytes
 takes one RTT for the handshake plus ``N / rate``. Window scaling granularity and
-slow start are ignored: they make the real transfer a little slower or faster (that write-up
-measured 22 s and 39 s where the model says 22 s and 44 s). tcp_rmem only
+slow start are ignored: they make the real transfer a little slower or faster. tcp_rmem only
 matters when SO_RCVBUF is not set (autotuning up to tcp_rmem[2]).
 """
 
@@ -37,8 +36,6 @@ from whodunnet.kernel.versions import Version
 SOCK_MIN_RCVBUF = 2304
 DEFAULT_ADV_WIN_SCALE = 1
 DEFAULT_RMEM_MAX = 212992
-#: skb->len / skb->truesize as measured on a cloud VM's path (drivers and MTUs differ).
-ASSUMED_MEASURED_RATIO = 0.66
 
 #: Kernels the strace finding shows its per-kernel table for.
 REFERENCE_KERNELS: tuple[tuple[str, Version], ...] = (
@@ -56,8 +53,9 @@ class WindowEstimate:
     regime: str
     so_rcvbuf: int
     sk_rcvbuf: int
-    window: int
-    ratio: float
+    #: None when it depends on what only a measurement says (the traffic's skb->len/truesize).
+    window: int | None
+    ratio: float | None
     formula: str
     assumption: str = ""
 
@@ -79,7 +77,7 @@ def window_for_rcvbuf(
     *,
     adv_win_scale: int = DEFAULT_ADV_WIN_SCALE,
     rmem_max: int | None = None,
-    measured_ratio: float = ASSUMED_MEASURED_RATIO,
+    measured_ratio: float | None = None,
 ) -> WindowEstimate:
     """The receive-window ceiling of a socket with SO_RCVBUF=``so_rcvbuf`` on ``version``."""
     asked = max(0, so_rcvbuf)
@@ -94,17 +92,23 @@ def window_for_rcvbuf(
             f"sk_rcvbuf - sk_rcvbuf/2^{s}" if s > 0 else f"sk_rcvbuf/2^{-s}",
         )  # fmt: skip
     if has_change(change("05f76b2d634e"), version):
-        window = int(sk * measured_ratio)
         return WindowEstimate(
-            "clamp_follows_measured_ratio", so_rcvbuf, sk, window, measured_ratio,
-            "sk_rcvbuf x skb->len/skb->truesize",
-            f"measured ratio assumed {measured_ratio:g} (a typical cloud VM path); it depends on driver and MTU",
+            "clamp_follows_measured_ratio", so_rcvbuf, sk, int(sk * measured_ratio) if measured_ratio else None,
+            measured_ratio, "sk_rcvbuf x skb->len/skb->truesize",
+            "" if measured_ratio else "skb->len/skb->truesize depends on the driver and MTU: only a capture says",
         )  # fmt: skip
     if has_change(change("697a6c8cec03"), version):
         return WindowEstimate("scaling_ratio_50", so_rcvbuf, sk, sk * 128 >> 8, 0.5, "sk_rcvbuf x 128/256")
     return WindowEstimate(
         "scaling_ratio_25", so_rcvbuf, sk, sk * 64 >> 8, 0.25, "sk_rcvbuf x 64/256 (clamp never updated)"
     )
+
+
+def window_text(w: dict[str, Any]) -> str:
+    """``32,768 bytes`` or, when it follows the traffic, ``sk_rcvbuf × skb->len/truesize (up to 131,072 bytes)``."""
+    if w.get("window") is not None:
+        return f"{w['window']:,} bytes"
+    return f"{w['sk_rcvbuf']:,} bytes × the traffic's skb->len/truesize"
 
 
 def transfer_seconds(nbytes: int, window: int, rtt_s: float) -> float:

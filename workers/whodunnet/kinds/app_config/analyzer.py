@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf
+from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf, window_text
 from whodunnet.kinds.text import LineLog, read_with, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
@@ -84,7 +84,7 @@ def kafka_finding(index: int, values: dict[str, str], where: dict[str, int]) -> 
     )
     src = "" if rcv_set else " (not set: Kafka's consumer default)"
     if pins:
-        table = "; ".join(f"{w['kernel']}: {w['window']:,} bytes" for w in windows)
+        table = "; ".join(f"{w['kernel']}: {window_text(w)}" for w in windows)
         explanation = (
             f"receive.buffer.bytes={rcv:,}{src} is passed to the socket as SO_RCVBUF, which turns off receive "
             f"autotuning and caps the window ({table}). With request.timeout.ms={timeout:,}"

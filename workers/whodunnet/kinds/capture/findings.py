@@ -21,6 +21,8 @@ FIELDS = {
     "link_types": Field("text"),
     "rtt": Field("seconds", "RTT"),
     "largest_transfer": Field("bytes"),
+    "server_ports": Field("text"),
+    "server_port_count": Field("count", "Server ports"),
     "deadline_closes": Field("count", "Closes while the peer was sending"),
     "receive_window": Field("bytes_exact", "Receive window that capped throughput"),
     # tcp.*
@@ -123,6 +125,8 @@ FINDINGS = (
             "tcp_packets",
             "rtt",
             "largest_transfer",
+            "server_ports",
+            "server_port_count",
             "deadline_closes",
             "receive_window",
         ),

@@ -14,8 +14,8 @@ from typing import Any
 
 from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
 from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
-from whodunnet.model import EvidenceResult, Finding, Ref
-from whodunnet.snapshots import diff_counts, diffs
+from whodunnet.model import EvidenceResult, Finding, Ref, Severity
+from whodunnet.snapshots import diff_counts, diffs, taken_at
 from whodunnet.stats import percent
 
 KIND = "counters"
@@ -26,8 +26,6 @@ DROP_KEYS = ("rx_dropped", "tx_dropped", "rx_overrun", "rx_missed", "rx_fifo_err
 VIRTUAL = re.compile(r"^(macvtap|tap|veth|vnet|tun|cali|flannel|cni|docker|br-|virbr|lxc|eni|gke|azv)", re.I)
 #: An interface at or above this share of its limit is "near its limit".
 NEAR_LIMIT = 0.8
-#: Drops "match" retransmits when they differ by at most this share (or by 2).
-MATCH_TOLERANCE = 0.1
 
 
 @dataclass
@@ -46,6 +44,9 @@ class Delta:
     host: str | None = None
     role: str | None = None
     ordered_by: str = "time"
+    #: When the pair was taken (None unknown): drops and retransmits must overlap in time.
+    start: float | None = None
+    end: float | None = None
 
     @property
     def key(self) -> str:
@@ -87,7 +88,8 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
         first = evidence[diff.before].summary
         resets: list[str] = []
         d = Delta(diff.before, diff.after, diff.interval_s, resets=resets, host=diff.host, role=role,
-                  ordered_by=diff.ordered_by)  # fmt: skip
+                  ordered_by=diff.ordered_by, start=taken_at(evidence[diff.before]),
+                  end=taken_at(evidence[diff.after]))  # fmt: skip
         d.names = (evidence[diff.before].name, evidence[diff.after].name)
         d.counters = diff_counts(first["counters"], last["counters"], resets)
         for name, stats in last["interfaces"].items():
@@ -101,8 +103,8 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
     return out
 
 
-def _when(d: Delta) -> str:
-    on = f"on {d.host} " if d.host else ""
+def _when(d: Delta, *, host: bool = True) -> str:
+    on = f"on {d.host} " if d.host and host else ""
     if d.before is None:
         return on + "since boot (one snapshot" + (f" {d.names[0]})" if d.names else ")")
     first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
@@ -130,17 +132,16 @@ def counter_findings(evidence: Sequence[EvidenceResult], findings: Sequence[Find
         if any(("rx_bytes" in s or "tx_bytes" in s) for s in d.interfaces.values()) and d.before is not None:
             out.append(_link_usage(evidence, d))
         del lines
+    drops = [(d2, name, stats) for d2 in ds if d2.before is not None for name, stats in d2.interfaces.items()
+             if stats.get("rx_dropped", 0) + stats.get("tx_dropped", 0) > 0]  # fmt: skip
     for d, r in retrans:
-        for d2 in ds:
-            if d2.before is None:
+        if r <= 0:
+            continue
+        for d2, name, stats in drops:
+            if not _same_path(d, d2):
                 continue
-            for name, stats in d2.interfaces.items():
-                drops = stats.get("rx_dropped", 0) + stats.get("tx_dropped", 0)
-                if r > 0 and drops > 0 and abs(drops - r) <= max(2, MATCH_TOLERANCE * r):
-                    out.append(_match(d, r, d2, name, drops))
-    ct = _conntrack(evidence, ds)
-    if ct is not None:
-        out.append(ct)
+            out.append(_match(evidence, d, r, d2, name, stats))
+    out.extend(_conntrack_findings(evidence, ds))
     return out
 
 
@@ -263,23 +264,72 @@ def _iface_values(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> di
     return {"before": b, "after": evidence[d.after].summary["interfaces"].get(name)}
 
 
-def _match(d: Delta, r: int, d2: Delta, name: str, drops: int) -> Finding:
+def _same_path(d: Delta, d2: Delta) -> bool:
+    """Whether drops counted in ``d2`` can be packets of the retransmitting host ``d``'s traffic.
+
+    The same host, or two hosts of the incident's path (a guest and its hypervisor, a client
+    and a middlebox); when hosts are unknown, snapshots of one incident are taken to share it.
+    Intervals that do not overlap (both timed) cannot explain each other.
+    """
+    if d.before is None or d2.before is None:
+        return False
+    if d.start is None or d.end is None or d2.start is None or d2.end is None:
+        return True
+    return not (d.end < d2.start or d2.end < d.start)
+
+
+def _match(
+    evidence: Sequence[EvidenceResult], d: Delta, r: int, d2: Delta, name: str, stats: dict[str, int]
+) -> Finding:
+    """Drops on an interface beside a host's retransmissions, with the arithmetic that links them.
+
+    Each dropped data segment is retransmitted once; a dropped pure ACK, or an ACK-bearing segment
+    whose loss a later cumulative ACK covers, is never retransmitted. So drops ≥ retransmissions
+    means the drops can explain every retransmission (the rest were such packets), and fewer
+    drops explain that many of them; no tolerance is assumed.
+    """
+    rx, tx = stats.get("rx_dropped", 0), stats.get("tx_dropped", 0)
+    drops = rx + tx
+    explained = min(r, drops)
+    rest = drops - r
+    where = f"{name} on {d2.host}" if d2.host else name
+    who = d.host or "this host"
+    same = d.host is not None and d.host == d2.host
+    direction = "RX" if rx and not tx else "TX" if tx and not rx else "RX+TX"
+    if rest >= 0:
+        severity: Severity = "high"
+        arithmetic = (
+            f"{drops:,} {direction} drops ≥ {r:,} retransmissions: every retransmission can be one of these drops, "
+            f"and the other {rest:,} drop{'s' if rest != 1 else ''} needed no retransmission — pure ACKs (a later "
+            "ACK covers them) and ACK-bearing segments whose loss a cumulative ACK repaired"
+        )
+        title = f"{drops:,} drops on {where} explain the {r:,} TCP retransmissions of {who}"
+    else:
+        severity = "medium" if explained * 2 >= r else "low"
+        arithmetic = (
+            f"{drops:,} {direction} drops < {r:,} retransmissions: these drops explain at most {explained:,} of them "
+            f"({explained / r:.0%}); the other {r - drops:,} were lost elsewhere on the path (or were spurious)"
+        )
+        title = f"{drops:,} drops on {where} explain at most {explained:,} of the {r:,} TCP retransmissions of {who}"
     return Finding(
         kind="host.drops_match_retransmits",
-        layer="neighbours" if VIRTUAL.match(name) else "network",
-        severity="high",
-        title=f"{drops:,} drops on {name} match {r:,} TCP retransmissions",
+        layer="neighbours" if VIRTUAL.match(name) or d2.role == "hypervisor" else "network",
+        severity=severity,
+        title=title,
         explanation=(
-            f"Over the same runs, {name} dropped {drops:,} packets and TCP retransmitted {r:,} segments. When the "
-            "numbers match like this the retransmissions are these drops (200 ms tail delays in netperf TCP_RR that "
-            "were exactly the RX drops counted on a macvtap queue are the classic case)."
+            f"{who} retransmitted {r:,} TCP segments (TcpRetransSegs) {_when(d, host=False)}; {where} dropped "
+            f"{rx:,} received and {tx:,} sent packets {_when(d2, host=False)}. {arithmetic}. "
+            + ("Drops on a host's own interface" if same else "Drops on an interface of another host of the path")
+            + " cost the sender at least one retransmission timeout (200 ms minimum) when fast retransmit cannot "
+            "repair them, as in one-request-per-round-trip traffic."
         ),
-        refs=(
-            *d.refs("TcpRetransSegs", {}),
-            *d2.refs(f"interface {name}", {}),
-        ),
+        refs=(*d.refs("TcpRetransSegs", {}), *d2.refs(f"interface {name}", {})),
         key=f"{name}-{d.key}-{d2.key}",
-        data={"interface": name, "drops": drops, "retransmits": r, "difference": drops - r,
+        data={"interface": name, "interface_host": d2.host, "retransmit_host": d.host,
+              "hosts": [h for h in dict.fromkeys((d.host, d2.host)) if h],
+              "drops": drops, "rx_dropped": rx, "tx_dropped": tx, "retransmits": r, "difference": drops - r,
+              "explained": explained, "explains_all": rest >= 0, "arithmetic": arithmetic,
+              "evidence": [*d.evidence, *d2.evidence],
               "retransmit_evidence": [d.before, d.after], "interface_evidence": [d2.before, d2.after]},
     )  # fmt: skip
 
@@ -344,35 +394,76 @@ def _link_usage(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
     )  # fmt: skip
 
 
-def _sysctl_values(evidence: Sequence[EvidenceResult]) -> tuple[dict[str, str], dict[str, Setting]]:
-    found = sysctl_settings(evidence)
-    return {k: s.value for k, s in found.items()}, found
-
-
 def _server_ports(evidence: Sequence[EvidenceResult], values: dict[str, str]) -> tuple[int | None, str]:
+    """How many server ports the clients connect to: a person's setting, else the captures' and strace's."""
     given = get_int(values, "whodunnet.server_ports")
     if given is not None:
         return given, "given (whodunnet.server_ports)"
-    ports = set()
+    ports: set[str] = set()
+    sources = []
     for ev in evidence:
+        if ev.kind == "capture" and ev.summary.get("server_ports"):
+            ports.update(str(p) for p in ev.summary["server_ports"])
+            sources.append(f"capture {ev.name}")
         if ev.kind == "strace":
+            found = False
             for s in ev.summary.get("sockets", []):
                 peer = s.get("peer") or ""
                 if s.get("connect_line") and ":" in peer:
                     ports.add(peer.rsplit(":", 1)[1])
+                    found = True
+            if found:
+                sources.append(f"strace {ev.name}")
     if ports:
-        return len(ports), "distinct server ports connected to in strace"
+        return len(ports), "distinct server ports in " + ", ".join(sources)
     return None, ""
 
 
-def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding | None:
-    values, where = _sysctl_values(evidence)
-    ct: dict[str, int] = {}
-    delta_of: Delta | None = None
-    for d in ds:
-        if d.conntrack:
-            ct.update(d.conntrack)
-            delta_of = d
+def _host_settings(evidence: Sequence[EvidenceResult], host: str | None) -> dict[str, Setting]:
+    """The sysctl settings of ``host``'s files first, then every other host's (all files are read)."""
+    mine = [ev if ev.provenance.host == host else _blank(ev) for ev in evidence]
+    found = sysctl_settings(mine)
+    for k, v in sysctl_settings(evidence).items():
+        found.setdefault(k, v)
+    return found
+
+
+def _blank(ev: EvidenceResult) -> EvidenceResult:
+    return EvidenceResult(path=ev.path, kind="other", summary={})
+
+
+def _conntrack_findings(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> list[Finding]:
+    """One ``host.conntrack_pressure`` per host whose snapshots carry conntrack counters (the
+    middlebox's table), or one from the sysctl files alone when no snapshot does."""
+    with_ct = [d for d in ds if d.conntrack]
+    by_host: dict[str | None, Delta] = {}
+    for d in with_ct:  # per host: the pair (or the snapshot) with the most conntrack counters
+        if d.host not in by_host or (d.before is not None, len(d.conntrack)) > (
+            by_host[d.host].before is not None,
+            len(by_host[d.host].conntrack),
+        ):
+            by_host[d.host] = d
+    out = []
+    for host, d in by_host.items():
+        for other in with_ct:  # the table's size and fill may come in another file of the host (sysctl-style)
+            if other.host == host and other is not d:
+                for gauge in ("count", "max", "entries"):
+                    if gauge in other.conntrack and gauge not in d.conntrack:
+                        d.conntrack[gauge] = other.conntrack[gauge]
+        f = _conntrack(evidence, d, host)
+        if f is not None:
+            out.append(f)
+    if not by_host:
+        f = _conntrack(evidence, None, None)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def _conntrack(evidence: Sequence[EvidenceResult], d: Delta | None, host: str | None) -> Finding | None:
+    where = _host_settings(evidence, host)
+    values = {k: s.value for k, s in where.items()}
+    ct: dict[str, int] = dict(d.conntrack) if d is not None else {}
     count = ct.get("count", get_int(values, "net.netfilter.nf_conntrack_count") or ct.get("entries"))
     maximum = ct.get("max", get_int(values, "net.netfilter.nf_conntrack_max", "net.nf_conntrack_max"))
     failures = {k: ct[k] for k in ("insert_failed", "drop", "early_drop", "chaintoolong") if k in ct}
@@ -384,40 +475,54 @@ def _conntrack(evidence: Sequence[EvidenceResult], ds: list[Delta]) -> Finding |
     tuples = range_size * ports if range_size and ports else None
     usage = count / maximum if count is not None and maximum else None
     worst = max(usage or 0.0, (tuples / maximum) if tuples and maximum else 0.0)
+    span = _when(d) if d is not None else ""
+    on = f" on {host}" if host else ""
     parts = []
     if count is not None and maximum:
-        parts.append(f"{count:,} of {maximum:,} conntrack entries in use ({percent(count / maximum)})")
+        parts.append(f"{count:,} of {maximum:,} conntrack entries in use{on} ({percent(count / maximum)})")
     if any(failures.values()):
-        parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items() if v))
+        parts.append(", ".join(f"{k} {v:,}" for k, v in failures.items() if v) + (f" {span}" if span else ""))
     elif failures:
-        parts.append(f"no conntrack insert failures or drops ({', '.join(failures)} all 0)")
+        parts.append(f"no conntrack insert failures or drops ({', '.join(failures)} all 0{' ' + span if span else ''})")
     if range_size:
         parts.append(
             f"the ephemeral port range holds {range_size:,} ports"
-            + (f"; × {ports} server port(s) = {tuples:,} possible 5-tuples per client address"
-               + (f", {tuples / maximum:.0%} of the table" if maximum else "") if tuples else "")
+            + (f"; × {ports} server port{'s' if ports != 1 else ''} ({ports_source}) = {tuples:,} possible "
+               "connections per client address"
+               + (f", {tuples / maximum:.0%} of the {maximum:,}-entry table" if maximum else "") if tuples else "")
         )  # fmt: skip
     refs: list[Ref] = []
     for key in ("net.ipv4.ip_local_port_range", "net.netfilter.nf_conntrack_max", "net.netfilter.nf_conntrack_count"):
         if (setting := where.get(key)) is not None:
             ln = setting.line
             refs.append(Ref(evidence=setting.evidence, label=key, lines=(ln, ln) if ln else None))
-    if delta_of is not None:
-        refs.extend(delta_of.refs("conntrack", {}))
+    if d is not None:
+        refs.extend(d.refs("conntrack", {}))
+    exceeds = bool(tuples and maximum and tuples > maximum)
+    explanation = "; ".join(parts) + "."
+    if any(failures.values()):
+        explanation += (
+            " Each insert failure or drop is a new connection's packet the full table refused: the client "
+            "retransmits its SYN (1 s, then doubling), so connection setup takes over a second."
+        )
+    if exceeds:
+        explanation += (
+            f" Connections kept through TIME-WAIT can fill the table: {tuples:,} possible connections per client "
+            f"address exceed its {maximum:,} entries."
+        )
+    hosts = [host] if host else []
     return Finding(
         kind="host.conntrack_pressure",
         layer="network",
         severity="high" if any(failures.values()) or worst >= 0.9 else "medium" if worst >= 0.7 else "info",
         title="; ".join(parts[:2]) or "conntrack table",
-        explanation=(
-            "; ".join(parts) + ". A full connection-tracking table drops new connections' SYNs (for example "
-            "4 × 28,232 ephemeral ports ≈ 128 K entries, kept through TIME-WAIT, can fill an SDN firewall's table "
-            "and cause > 1 s TCP_CRR tails)."
-        ),
+        explanation=explanation,
         refs=tuple(refs),
-        key="conntrack",
+        key=f"conntrack-{host}" if host else "conntrack",
         data={"count": count, "max": maximum, "usage": usage, "failures": failures, "port_range": port_range,
               "port_range_size": range_size, "server_ports": ports, "server_ports_source": ports_source,
               "possible_tuples": tuples, "tuples_share_of_max": (tuples / maximum) if tuples and maximum else None,
-              "stats": ct},
+              "tuples_exceed_table": exceeds, "stats": ct, "host": host, "hosts": hosts,
+              "delta": d.before is not None if d is not None else False,
+              "evidence": d.evidence if d is not None else [], "interval_s": d.interval_s if d is not None else None},
     )  # fmt: skip

@@ -49,6 +49,14 @@ FIELDS = {
     "server_ports_source": Field("text", "Server ports from"),
     "possible_tuples": Field("count"),
     "tuples_share_of_max": Field("share", "Tuples against the table size"),
+    "tuples_exceed_table": Field("text", "Port range × server ports exceeds the table"),
+    "interface_host": Field("text", "Dropping host"),
+    "retransmit_host": Field("text", "Retransmitting host"),
+    "rx_dropped": Field("count", "RX drops"),
+    "tx_dropped": Field("count", "TX drops"),
+    "explained": Field("count", "Retransmissions the drops explain"),
+    "explains_all": Field("text", "Drops explain every retransmission"),
+    "arithmetic": Field("text"),
 }
 
 #: What every snapshot finding says about its pair: shown (host, files, order) and kept (the rest).
@@ -73,7 +81,22 @@ FINDINGS = (
     ),
     FindingSpec(
         "host.drops_match_retransmits",
-        facts=("interface", "drops", "retransmits", "difference", "retransmit_evidence", "interface_evidence"),
+        facts=(
+            "interface",
+            "interface_host",
+            "retransmit_host",
+            "drops",
+            "rx_dropped",
+            "tx_dropped",
+            "retransmits",
+            "difference",
+            "explained",
+            "explains_all",
+            "arithmetic",
+            "retransmit_evidence",
+            "interface_evidence",
+        ),
+        hidden=("hosts", "evidence"),
     ),
     FindingSpec(
         "neighbours.link_usage",
@@ -109,7 +132,11 @@ FINDINGS = (
             "server_ports_source",
             "possible_tuples",
             "tuples_share_of_max",
+            "tuples_exceed_table",
             "stats",
+            "interval_s",
+            "host",
         ),
+        hidden=("hosts", "delta", "evidence"),
     ),
 )

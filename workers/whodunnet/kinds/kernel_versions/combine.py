@@ -1,28 +1,27 @@
 """``kernel.known_change_in_range`` and ``kernel.receive_window_model`` from all the evidence.
 
-Where the model's inputs come from (each finding says which was used):
+Where the model's inputs come from (each finding says which was used, in ``data[*_source]``);
+nothing is taken from a constant: an input the evidence lacks is named with what would supply it,
+and what needs it is not computed.
 
 * SO_RCVBUF: the most common SO_RCVBUF set in an strace; else Kafka
   ``receive.buffer.bytes`` from app config (anything but -1).
 * kernels: kernel-versions files (``before:``/``after:``; two single-version files are
   before and after in the order given).
-* tcp_adv_win_scale, net.core.rmem_max: sysctl evidence, else the defaults (1, none).
-* RTT: a capture's summary (``rtt_ms``, or the median ``rtt_ms``/``initial_rtt_ms``
-  of its ``connections``) if the capture analyzer provides one; else
-  ``whodunnet.rtt_ms = N`` in a sysctl file or ``whodunnet.rtt.ms=N`` in app config;
-  else the reference case's RTT: a 10 MiB read that took 22 s through a 65,536-byte
-  window, which is an RTT of 22 / (1 + 10 MiB / 65,536) ≈ 136.6 ms.
-* transfer size: ``whodunnet.transfer_bytes`` else the reference case's 10 MiB.
-* timeout: the longest strace wait that expired before a close (or a fixed close age),
-  else Kafka ``request.timeout.ms``, else the reference case's 30 s.
-
-The reference case is the classic victim of the 6.6 receive-window change: a Kafka client
-with a 64 KiB SO_RCVBUF reading 10 MiB across regions against a 30 s request timeout.
+* tcp_adv_win_scale, net.core.rmem_max: sysctl evidence, else the kernel's defaults (1, none).
+* RTT: a capture's handshake RTT (median over its connections with a captured handshake), else
+  its smallest data RTT; else ``whodunnet.rtt_ms = N`` a person set (sysctl file or app config).
+* transfer size: ``whodunnet.transfer_bytes`` a person set; else the largest transfer a capture
+  saw (one side of one connection: what arrived before any close).
+* deadline: the deadline an strace poll loop counts down; else an strace fixed close age; else a
+  capture's connect-to-close age at a round value while the peer was still sending; else Kafka
+  ``request.timeout.ms``; else ``whodunnet.timeout_ms`` a person set.
+* measured window: the window that capped throughput in a capture (``tcp.receive_window_limited``,
+  kept in the capture's summary); each kernel's predicted window is compared with it.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -33,10 +32,11 @@ from whodunnet.kernel.window import transfer_seconds, window_for_rcvbuf
 from whodunnet.kinds.sysctl.parser import get_int, values_of
 from whodunnet.model import EvidenceResult, Finding, Ref
 
-#: The reference case (see the module docstring), used where the evidence does not say.
-REFERENCE_TRANSFER_BYTES = 10 * 1024 * 1024
-REFERENCE_TIMEOUT_MS = 30_000.0
-REFERENCE_RTT_S = 22.0 / (1 + REFERENCE_TRANSFER_BYTES / 65536)
+#: A predicted window "agrees" with the measured one within this share (window-scale rounding,
+#: the receive buffer's own rounding; a different regime differs by 2x or more).
+AGREEMENT = 0.15
+#: Said of a transfer size read from a connection the application closed while data still came.
+CUT_OFF = " before the close cut it off ("
 
 
 def kernel_pairs(evidence: Sequence[EvidenceResult]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -178,9 +178,11 @@ def _rcvbuf(evidence: Sequence[EvidenceResult]) -> tuple[int, str, Ref] | None:
 def _config(evidence: Sequence[EvidenceResult], sysctl_key: str, prop_key: str) -> tuple[float, str] | None:
     for i, ev in enumerate(evidence):
         if ev.kind == "sysctl":
-            v = get_int(ev.summary.get("values", {}), sysctl_key)
-            if v is not None:
-                return float(v), f"{sysctl_key} ({evidence[i].name})"
+            raw_value = (ev.summary.get("values") or {}).get(sysctl_key)
+            try:
+                return float(str(raw_value).strip()), f"{sysctl_key} ({evidence[i].name})"
+            except ValueError:
+                continue
         if ev.kind == "app_config":
             raw = ev.summary.get("properties", {}).get(prop_key)
             if raw is not None:
@@ -191,45 +193,93 @@ def _config(evidence: Sequence[EvidenceResult], sysctl_key: str, prop_key: str) 
     return None
 
 
+def _captures(evidence: Sequence[EvidenceResult]) -> list[tuple[int, EvidenceResult]]:
+    return [(i, ev) for i, ev in enumerate(evidence) if ev.kind == "capture"]
+
+
 def _capture_rtt(evidence: Sequence[EvidenceResult]) -> tuple[float, str] | None:
-    for i, ev in enumerate(evidence):
-        if ev.kind != "capture":
-            continue
-        s = ev.summary
-        for key, scale in (("rtt_ms", 1e-3), ("median_rtt_ms", 1e-3), ("rtt_s", 1.0)):
-            if isinstance(s.get(key), (int, float)) and s[key] > 0:
-                return float(s[key]) * scale, f"capture ({evidence[i].name}) {key}"
-        rtts = []
-        for c in s.get("connections", []) or []:
-            if isinstance(c, dict):
-                for key, scale in (("rtt_ms", 1e-3), ("initial_rtt_ms", 1e-3), ("initial_rtt", 1.0)):
-                    if isinstance(c.get(key), (int, float)) and c[key] > 0:
-                        rtts.append(float(c[key]) * scale)
-                        break
-        if rtts:
-            return statistics.median(rtts), f"capture ({evidence[i].name}), median of {len(rtts)} connections"
+    """The handshake RTT of a capture (median over connections), else its smallest data RTT."""
+    for how in ("handshake", "min"):
+        for _, ev in _captures(evidence):
+            rtt = ev.summary.get("rtt") or {}
+            value = rtt.get(f"{how}_s")
+            if isinstance(value, int | float) and value > 0:
+                n = rtt.get(f"{how}_connections", 0)
+                what = (
+                    f"handshake, median of {n} connection{'s' if n != 1 else ''}"
+                    if how == "handshake"
+                    else f"smallest data RTT over {n} connection{'s' if n != 1 else ''}"
+                )
+                return float(value), f"capture {ev.name}, {what}"
     return None
 
 
-def _timeout(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> tuple[float, str]:
-    best: tuple[float, str] | None = None
-    for f in findings:
-        if f.kind == "app.timeout":
-            ms = f.data.get("timeout_ms")
-            if isinstance(ms, (int, float)) and ms >= 1000 and (f.data.get("closes_after") or "close_age_s" in f.data):  # noqa: SIM102
-                if best is None or ms > best[0]:
-                    best = (float(ms), f"strace app.timeout ({f.title})")
-    if best is not None:
-        return best
+def _transfer(evidence: Sequence[EvidenceResult]) -> tuple[int, str] | None:
+    given = _config(evidence, "whodunnet.transfer_bytes", "whodunnet.transfer.bytes")
+    if given is not None:
+        return int(given[0]), f"given: {given[1]}"
+    best: tuple[int, str] | None = None
+    for _, ev in _captures(evidence):
+        t = ev.summary.get("largest_transfer") or {}
+        n = t.get("bytes")
+        if isinstance(n, int) and n > 0 and (best is None or n > best[0]):
+            cut = any(c.get("connection") == t.get("connection") for c in ev.summary.get("deadline_closes") or ())
+            best = (
+                n,
+                f"capture {ev.name}, connection {t.get('connection')}: what the {t.get('sender')} sent"
+                + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
+            )
+    return best
+
+
+def _timeout(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> tuple[float, str] | None:
+    """The application's deadline in ms, and where it was read; None when no evidence says."""
+    countdown = [f for f in findings if f.kind == "app.timeout" and f.data.get("deadline_ms")]
+    if countdown:
+        f = max(countdown, key=lambda f: float(f.data["deadline_ms"]))
+        ms = float(f.data["deadline_ms"])
+        return (
+            ms,
+            f"strace{_named(evidence, f)}: a {f.data.get('syscall', 'poll')} loop counting down {ms / 1000:.1f} s",
+        )
+    aged = [f for f in findings if f.kind == "app.timeout" and f.data.get("close_age_s")]
+    if aged:
+        f = max(aged, key=lambda f: float(f.data["close_age_s"]))
+        age = float(f.data["close_age_s"])
+        return age * 1000, f"strace{_named(evidence, f)}: sockets closed at {age:.1f} s"
+    for _, ev in _captures(evidence):
+        closes = [c for c in ev.summary.get("deadline_closes") or () if c.get("round_s")]
+        if closes:
+            c = max(closes, key=lambda c: float(c["round_s"]))
+            return float(c["age_s"]) * 1000, (
+                f"capture {ev.name}: connection {c['connection']} closed by the {c['closer']} "
+                f"{float(c['age_s']):.2f} s after connecting while the peer was still sending"
+            )
     for i, ev in enumerate(evidence):
         if ev.kind == "app_config":
             raw = ev.summary.get("properties", {}).get("request.timeout.ms")
-            if raw is not None and raw.isdigit():
+            if raw is not None and raw.strip().isdigit():
                 return float(raw), f"Kafka request.timeout.ms ({evidence[i].name})"
     given = _config(evidence, "whodunnet.timeout_ms", "whodunnet.timeout.ms")
     if given is not None:
-        return given
-    return REFERENCE_TIMEOUT_MS, "a default 30 s application timeout (none in the evidence)"
+        return given[0], f"given: {given[1]}"
+    return None
+
+
+def _named(evidence: Sequence[EvidenceResult], f: Finding) -> str:
+    idx = next((r.evidence for r in f.refs), None)
+    return f" {evidence[idx].name}" if idx is not None and 0 <= idx < len(evidence) else ""
+
+
+def _measured_window(evidence: Sequence[EvidenceResult]) -> tuple[dict[str, Any], str] | None:
+    for _, ev in _captures(evidence):
+        w = ev.summary.get("receive_window")
+        if isinstance(w, dict) and w.get("window"):
+            return w, (
+                f"capture {ev.name}: the {w.get('receiver')}'s window capped {w.get('transfers')} "
+                f"transfer{'s' if w.get('transfers') != 1 else ''}"
+            )
+    return None
 
 
 def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> Finding | None:
@@ -243,58 +293,126 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
     sysvals = values_of(evidence)
     scale = get_int(sysvals, "net.ipv4.tcp_adv_win_scale")
     rmem_max = get_int(sysvals, "net.core.rmem_max")
-    rtt_info = _capture_rtt(evidence) or _config(evidence, "whodunnet.rtt_ms", "whodunnet.rtt.ms")
-    if rtt_info is not None and "capture" not in rtt_info[1]:
-        rtt_info = (rtt_info[0] / 1000, rtt_info[1])
-    rtt_s, rtt_source = rtt_info or (
-        REFERENCE_RTT_S,
-        "a default: the RTT at which 10 MiB take 22 s through a 65,536-byte window (none in the evidence)",
-    )
-    size_info = _config(evidence, "whodunnet.transfer_bytes", "whodunnet.transfer.bytes")
-    nbytes, size_source = (
-        (int(size_info[0]), size_info[1])
-        if size_info
-        else (REFERENCE_TRANSFER_BYTES, "a default 10 MiB transfer (none in the evidence)")
-    )
-    timeout_ms, timeout_source = _timeout(evidence, findings)
+    missing: list[str] = []
+    rtt_info = _capture_rtt(evidence)
+    if rtt_info is None and (given := _config(evidence, "whodunnet.rtt_ms", "whodunnet.rtt.ms")) is not None:
+        rtt_info = (given[0] / 1000, f"given: {given[1]}")
+    if rtt_info is None:
+        missing.append("no RTT: upload a capture of the connection (either end; its handshake gives the RTT)")
+    size_info = _transfer(evidence)
+    if size_info is None:
+        missing.append("no transfer size: upload a capture of the transfer, or set whodunnet.transfer_bytes")
+    timeout_info = _timeout(evidence, findings)
+    if timeout_info is None:
+        missing.append(
+            "no application deadline: upload an strace of the client (poll timeouts), a capture of a connection "
+            "it closed, or its settings (request.timeout.ms)"
+        )
+    measured = _measured_window(evidence)
+    measured_window = int(measured[0]["window"]) if measured else None
+    rtt_s = rtt_info[0] if rtt_info else None
+    nbytes = size_info[0] if size_info else None
+    timeout_ms = timeout_info[0] if timeout_info else None
+    lower_bound = bool(size_info and CUT_OFF in size_info[1])
     rows = []
     for v in kernels:
         est = window_for_rcvbuf(
             so_rcvbuf, version_tuple(v["upstream"]), adv_win_scale=scale if scale is not None else 1, rmem_max=rmem_max
         )
-        seconds = transfer_seconds(nbytes, est.window, rtt_s)
+        window: int | None = est.window
+        note = ""
+        if est.regime == "clamp_follows_measured_ratio":
+            # The clamp follows skb->len / skb->truesize, which only a measurement says.
+            if measured_window is not None and 0.25 * est.sk_rcvbuf <= measured_window <= est.sk_rcvbuf:
+                window, note = measured_window, "the measured window (this kernel's clamp follows the traffic)"
+            else:
+                window, note = None, "depends on the driver's skb->len/truesize: only a capture can say"
+        seconds = transfer_seconds(nbytes, window, rtt_s) if nbytes and window and rtt_s else None
+        fits = seconds * 1000 <= timeout_ms if seconds is not None and timeout_ms else None
+        if fits and lower_bound:
+            fits = None  # at least this many bytes fit: whether the whole transfer does is unknown
+        agrees = (
+            abs(measured_window - window) <= AGREEMENT * window
+            if measured_window is not None and window and not note
+            else None
+        )
+        row = {k: val for k, val in est.to_json().items() if k not in ("window", "assumption")}
         rows.append(
             {
                 "role": v.get("role"),
                 "kernel": v["raw"],
                 "upstream": v["upstream"],
-                **est.to_json(),
-                "throughput_bps": est.window * 8 / rtt_s,
-                "transfer_s": round(seconds, 2),
-                "fits_timeout": seconds * 1000 <= timeout_ms,
+                **row,
+                "window": window,
+                "window_note": note,
+                "throughput_bps": window * 8 / rtt_s if window and rtt_s else None,
+                "transfer_s": round(seconds, 2) if seconds is not None else None,
+                "fits_timeout": fits,
+                "agrees_with_measured": agrees,
             }
         )
-    table = "; ".join(
-        f"{r['kernel']}: window {r['window']:,} B ({r['formula']}), {r['throughput_bps'] / 1e6:.2f} Mbit/s, "
-        f"{nbytes / 1e6:.1f} MB in {r['transfer_s']:.1f} s ({'fits' if r['fits_timeout'] else 'exceeds'} "
-        f"{timeout_ms / 1000:g} s)"
-        for r in rows
-    )
-    broke = len(rows) >= 2 and rows[0]["fits_timeout"] and not rows[-1]["fits_timeout"]
-    assumptions = sorted({r["assumption"] for r in rows if r["assumption"]})
+
+    def row_text(r: dict[str, Any]) -> str:
+        if r["window"] is None:
+            return f"{r['kernel']}: window unknown ({r['window_note']})"
+        text = f"{r['kernel']}: window {r['window']:,} B ({r['formula']})"
+        if r["throughput_bps"] is not None:
+            text += f", {r['throughput_bps'] / 1e6:.2f} Mbit/s"
+        if r["transfer_s"] is not None:
+            at_least = "at least " if lower_bound else ""
+            text += f", {at_least}{nbytes:,} bytes in {at_least}{r['transfer_s']:.1f} s"
+            if r["fits_timeout"] is not None and timeout_ms is not None:
+                text += f" ({'fits' if r['fits_timeout'] else 'exceeds'} the {timeout_ms / 1000:.1f} s deadline)"
+        return text
+
+    table = "; ".join(row_text(r) for r in rows)
+    broke = len(rows) >= 2 and rows[0]["fits_timeout"] is True and rows[-1]["fits_timeout"] is False
+    matching = [r["kernel"] for r in rows if r["agrees_with_measured"]]
+    if measured is not None:
+        agreement = (
+            f" The capture measured a {measured_window:,}-byte window ({measured[1]}): "
+            + (
+                f"it agrees with the prediction for {', '.join(matching)}"
+                if matching
+                else "no kernel's prediction agrees with it (within 15 %), so something else sets the window"
+            )
+            + "."
+        )
+    else:
+        agreement = " No capture measured the window, so the prediction is not checked against one."
+    sources = []
+    if rtt_info:
+        sources.append(f"RTT {rtt_info[0] * 1000:.1f} ms from {rtt_info[1]}")
+    if size_info:
+        sources.append(f"transfer size {size_info[0]:,} bytes from {size_info[1]}")
+    if timeout_info:
+        sources.append(f"deadline {timeout_info[0] / 1000:.1f} s from {timeout_info[1]}")
     refs = [rcv_ref, *(_ref(v) for v in kernels)]
+    refs += [Ref(evidence=i, label="capture: RTT, transfer and window") for i, _ in _captures(evidence)[:2]]
+    title = (
+        " → ".join(
+            (f"{r['window']:,} B" if r["window"] is not None else "window unknown")
+            + f" on {r['kernel']}"
+            + (f" ({'≥ ' if lower_bound else ''}{r['transfer_s']:.0f} s)" if r["transfer_s"] is not None else "")
+            for r in rows
+        )
+        + f" for SO_RCVBUF={so_rcvbuf:,}"
+    )
+    if broke and timeout_ms is not None:
+        title += f": the transfer no longer fits the {timeout_ms / 1000:.1f} s deadline"
+    elif matching and measured_window is not None:
+        title += f"; the capture measured {measured_window:,} B"
     return Finding(
         kind="kernel.receive_window_model",
         layer="kernel",
-        severity="high" if broke else "medium" if any(not r["fits_timeout"] for r in rows) else "info",
-        title=" → ".join(f"{r['window']:,} B on {r['kernel']} ({r['transfer_s']:.0f} s)" for r in rows)
-        + f" for SO_RCVBUF={so_rcvbuf:,}"
-        + (f": the transfer no longer fits the {timeout_ms / 1000:g} s timeout" if broke else ""),
+        severity="high" if broke else "medium" if any(r["fits_timeout"] is False for r in rows) else "info",
+        title=title,
         explanation=(
             f"With SO_RCVBUF={so_rcvbuf:,} ({rcv_source}) the kernel keeps a {2 * so_rcvbuf:,}-byte buffer and "
-            f"advertises at most: {table}. RTT {rtt_s * 1000:.1f} ms from {rtt_source}; transfer size from "
-            f"{size_source}; timeout from {timeout_source}. The window is assumed to be the only limit "
-            "(throughput = window / RTT)." + (" " + " ".join(assumptions) + "." if assumptions else "")
+            f"advertises at most: {table}.{agreement} "
+            + ("; ".join(sources) + ". " if sources else "")
+            + ("Not computed — " + "; ".join(missing) + ". " if missing else "")
+            + "The window is assumed to be the only limit (throughput = window / RTT)."
         ),
         refs=tuple(refs),
         key="window-model",
@@ -302,15 +420,19 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
             "so_rcvbuf": so_rcvbuf,
             "so_rcvbuf_source": rcv_source,
             "tcp_adv_win_scale": scale if scale is not None else 1,
-            "tcp_adv_win_scale_source": "sysctl" if scale is not None else "default",
+            "tcp_adv_win_scale_source": "sysctl" if scale is not None else "the kernel's default",
             "rmem_max": rmem_max,
             "tcp_rmem": sysvals.get("net.ipv4.tcp_rmem"),
-            "rtt_ms": rtt_s * 1000,
-            "rtt_source": rtt_source,
+            "rtt_ms": rtt_s * 1000 if rtt_s is not None else None,
+            "rtt_source": rtt_info[1] if rtt_info else None,
             "transfer_bytes": nbytes,
-            "transfer_source": size_source,
+            "transfer_source": size_info[1] if size_info else None,
             "timeout_ms": timeout_ms,
-            "timeout_source": timeout_source,
+            "timeout_source": timeout_info[1] if timeout_info else None,
+            "measured_window": measured_window,
+            "measured_window_source": measured[1] if measured else None,
+            "agrees_with": matching,
+            "missing": missing,
             "kernels": rows,
             "regressed": broke,
         },

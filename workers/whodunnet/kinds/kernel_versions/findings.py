@@ -38,6 +38,12 @@ FIELDS = {
     "throughput_bps": Field("bit/s", "Throughput"),
     "transfer_s": Field("seconds", "Transfer time"),
     "fits_timeout": Field("text", "Fits the timeout"),
+    "measured_window": Field("bytes_exact", "Window the capture measured"),
+    "measured_window_source": Field("text", "Measured window from"),
+    "agrees_with": Field("text", "Prediction agrees for"),
+    "agrees_with_measured": Field("text", "Agrees with the measured window"),
+    "missing": Field("text", "Missing inputs"),
+    "window_note": Field("text", "Window note"),
 }
 
 FINDINGS = (
@@ -69,13 +75,25 @@ FINDINGS = (
             "tcp_adv_win_scale_source",
             "tcp_rmem",
             "rmem_max",
+            "measured_window",
+            "measured_window_source",
+            "agrees_with",
+            "missing",
             "regressed",
         ),
         tables=(
             Table(
                 "kernels",
                 "Receive window per kernel",
-                columns=("kernel", "role", "window", "throughput_bps", "transfer_s", "fits_timeout"),
+                columns=(
+                    "kernel",
+                    "role",
+                    "window",
+                    "throughput_bps",
+                    "transfer_s",
+                    "fits_timeout",
+                    "agrees_with_measured",
+                ),
             ),
         ),
     ),

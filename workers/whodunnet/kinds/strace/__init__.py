@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from whodunnet.kinds.spec import Kind
+from whodunnet.kinds.spec import Combiner, Kind
 from whodunnet.kinds.strace.analyzer import analyze_strace
+from whodunnet.kinds.strace.combine import deadline_close_findings
 from whodunnet.kinds.strace.findings import FIELDS, FINDINGS
 from whodunnet.kinds.strace.sniff import is_strace
 
@@ -15,4 +16,7 @@ KIND = Kind(
     findings=FINDINGS,
     fields=FIELDS,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    combiners=(
+        Combiner("the application deadline seen in strace and a capture", "application", deadline_close_findings),
+    ),
 )

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf
+from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf, window_text
 from whodunnet.kinds.strace.parser import Socket, StraceTrace, Timeout
 from whodunnet.kinds.text import read_with, text_result
 from whodunnet.limits import DEFAULT_LIMITS, Limits
@@ -110,7 +110,7 @@ def rcvbuf_findings(index: int, sockets: list[Socket]) -> list[Finding]:
             {"kernel": label, **window_for_rcvbuf(value, version).to_json()} for label, version in REFERENCE_KERNELS
         ]
         lines = [s.option_lines["SO_RCVBUF"] for s in socks]
-        table = "; ".join(f"{w['kernel']}: {w['window']:,} bytes" for w in windows)
+        table = "; ".join(f"{w['kernel']}: {window_text(w)}" for w in windows)
         out.append(
             Finding(
                 kind="app.rcvbuf_pinned",
@@ -181,13 +181,27 @@ def timeout_findings(index: int, trace: StraceTrace) -> list[Finding]:
             deadline_ms = statistics.median(deadlines)
             last = [t.timeout_ms for t in items if t.timeout_ms is not None]
             waits = max(t.countdown_waits for t in items)
-            title = (
-                f"{syscall} timed out {len(items)} time{plural}{on_fds}: the end of a {syscall} loop counting down "
-                f"a {deadline_ms / 1000:.1f} s deadline"
-            )
+            expired = [t for t in items if t.ended_by == "timeout"]
+            if expired:
+                title = (
+                    f"{syscall} timed out {len(expired)} time{'s' if len(expired) != 1 else ''}{on_fds}: the end of a "
+                    f"{syscall} loop counting down a {deadline_ms / 1000:.1f} s deadline"
+                )
+                ending = (
+                    f"{syscall} timed out after {min(last):g} ms{'' if len(items) == 1 else ' (the shortest)'} at "
+                    f"line {items[0].line}, but that was only the last slice"
+                )
+            else:
+                title = (
+                    f"a {syscall} loop{on_fds} counting down a {deadline_ms / 1000:.1f} s deadline, then "
+                    f"{items[0].ended_by}: the deadline ran out"
+                )
+                ending = (
+                    f"The last {syscall} (line {items[0].line}) waited at most {min(last):g} ms and the application "
+                    f"then called {items[0].ended_by} on the socket with no time left"
+                )
             explanation = (
-                f"{syscall} timed out after {min(last):g} ms{'' if len(items) == 1 else ' (the shortest)'} at line "
-                f"{items[0].line}, but that was only the last slice: from line {items[0].countdown_line} the "
+                f"{ending}: from line {items[0].countdown_line} the "
                 f"application called {syscall} {waits} times on the same descriptors, each with the time left of one "
                 f"deadline, a {syscall} loop counting down a {deadline_ms / 1000:.1f} s deadline "
                 f"({deadline_ms:,.0f} ms, read from the first wait's timeout"

@@ -5,6 +5,16 @@ from __future__ import annotations
 from whodunnet.kinds.spec import Field, FindingSpec, Table
 
 FIELDS = {
+    "deadline_source": Field("text", "Deadline from"),
+    "closer": Field("text"),
+    "close_ages_s": Field("seconds", "Closed at ages"),
+    "connections": Field("count"),
+    "connection_ids": Field("connection", "Connections"),
+    "peer_unacked_at_fin": Field("bytes", "Peer unacked at FIN"),
+    "peer_bytes_after_fin": Field("bytes", "Peer bytes after FIN"),
+    "rtt_s": Field("seconds", "Handshake RTT"),
+    "evidence": Field("count"),
+    "hosts": Field("text"),
     "deadline_ms": Field("ms", "Deadline counted down"),
     "deadline_s": Field("seconds", "Deadline"),
     "last_wait_ms": Field("ms", "Last wait"),
@@ -61,5 +71,20 @@ FINDINGS = (
             Table("sockets", "Sockets", columns=("fd", "peer", "opened_line", "closed_line", "age_s")),
         ),
         hidden=("lines", "waited_s", "deadline_ms", "countdown_lines"),
+    ),
+    FindingSpec(
+        "app.deadline_close",
+        facts=(
+            "deadline_s",
+            "deadline_source",
+            "closer",
+            "close_ages_s",
+            "connections",
+            "peer_unacked_at_fin",
+            "peer_bytes_after_fin",
+            "rtt_s",
+            "connection_ids",
+        ),
+        hidden=("evidence", "hosts"),
     ),
 )

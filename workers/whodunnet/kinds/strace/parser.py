@@ -140,6 +140,9 @@ class Timeout:
     deadline_ms: float | None = None
     countdown_waits: int = 0
     countdown_line: int | None = None
+    #: "timeout" (the wait ran out) or, for a countdown the application ended itself when no
+    #: time was left, the call that ended it ("shutdown", "close").
+    ended_by: str = "timeout"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,6 +156,7 @@ class Timeout:
             "deadline_ms": self.deadline_ms,
             "countdown_waits": self.countdown_waits,
             "countdown_line": self.countdown_line,
+            "ended_by": self.ended_by,
         }
 
 
@@ -346,6 +350,8 @@ class StraceTrace:
             self._close(fd, c, "close")
         elif name == "shutdown":
             sock.closed_how = "shutdown"
+            if fd is not None:
+                self._countdown_ended(fd, c, "shutdown")
         elif name in DUPS and ok and c.retval is not None:
             if c.retval in self.open and self.open[c.retval] is not sock:
                 self._close(c.retval, c, "replaced by " + name)
@@ -369,7 +375,25 @@ class StraceTrace:
         self.sockets.append(sock)
         return sock
 
+    def _countdown_ended(self, fd: int, c: Syscall, how: str) -> None:
+        """A loop of waits counting down one deadline on ``fd`` that the application ended itself
+        (its clock said no time was left, so no wait ran out): the deadline is still stated."""
+        for key, chain in list(self._countdowns.items()):
+            if fd not in key[2] or len(chain) < 3 or chain[0][2] <= chain[-1][2]:
+                continue
+            del self._countdowns[key]
+            first_line, first_time, first_ms = chain[0]
+            last_line, _, last_ms = chain[-1]
+            deadline = first_ms
+            if first_time is not None and c.time is not None:
+                deadline = max(first_ms, (c.time - first_time) * 1000)
+            t = Timeout(line=last_line, pid=key[0], time=c.time, syscall=key[1], fds=list(key[2]),
+                        timeout_ms=last_ms, waited_s=None, deadline_ms=deadline, countdown_waits=len(chain),
+                        countdown_line=first_line, ended_by=how)  # fmt: skip
+            self.timeouts.append(t)
+
     def _close(self, fd: int, c: Syscall, how: str) -> None:
+        self._countdown_ended(fd, c, "close")
         sock = self.open.pop(fd, None)
         if sock is None:
             return
@@ -418,7 +442,7 @@ class StraceTrace:
         key = (c.pid, c.name, tuple(fds))
         chain = self._countdowns.get(key, [])
         line = c.start_line or c.line
-        if not chain or timeout_ms >= chain[-1][2]:
+        if not chain or timeout_ms > chain[-1][2]:
             chain = [(line, c.time, timeout_ms)]  # a fresh wait, not the time left of the last one
         else:
             chain.append((line, c.time, timeout_ms))
@@ -427,7 +451,7 @@ class StraceTrace:
             return
         del self._countdowns[key]
         deadline = None
-        if len(chain) >= 2:
+        if len(chain) >= 2 and chain[0][2] > chain[-1][2]:  # the time left went down: one deadline
             _, first_time, first_ms = chain[0]
             deadline = first_ms
             if first_time is not None and c.time is not None:  # the same end time: first wait's start + timeout

@@ -1,0 +1,128 @@
+"""A whole incident of seed 000's shape, made with the real kernel TCP stack, read as one bundle.
+
+A client with SO_RCVBUF 64 KiB reads a bulk transfer through a NAT over a 150 ms delay line and
+gives up at a 10 s deadline (a poll loop counting the time left). The bundle is what a person
+would collect: captures at both ends, an strace of the client, nstat and ``ip -s link`` before
+and after on both hosts, a kernel-versions file and the client's sysctl values. Analysed in
+shell-glob order and reversed, it must name every host and pair and say the same things.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from netlab import SERVER_IP, NetLab, lab_unavailable
+
+from whodunnet.engine import analyze, snapshot_pairing
+from whodunnet.model import AnalysisResult, Finding
+
+TRAFFIC = str(Path(__file__).with_name("lab_traffic.py"))
+pytestmark = pytest.mark.skipif(lab_unavailable() is not None, reason=str(lab_unavailable()))
+#: The client's deadline, its receive buffer, the delay line's one-way delay.
+DEADLINE_S = 10
+RCVBUF = 65536
+ONE_WAY_MS = 75
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[NetLab]:
+    with NetLab(tmp_path) as lab:
+        yield lab
+
+
+def snapshot(lab: NetLab, ns: str, bundle: Path, host: str, when: str) -> None:
+    (bundle / f"{host}-nstat-{when}.txt").write_text(lab.ex(ns, "nstat", "-asz"))
+    (bundle / f"{host}-ip-s-link-{when}.txt").write_text(lab.ex(ns, "ip", "-s", "link", "show", "dev", lab.dev[ns]))
+
+
+def make_bundle(lab: NetLab, bundle: Path) -> None:
+    lab.delay(ONE_WAY_MS)
+    lab.spawn("s", sys.executable, TRAFFIC, "server", "bulk", "7010")
+    time.sleep(0.3)
+    for ns, host in (("c", "client"), ("s", "server")):
+        snapshot(lab, ns, bundle, host, "before")
+    client_cap = lab.capture("c", "client.pcap")
+    server_cap = lab.capture("s", "server.pcap")
+    strace = bundle / "client.strace"
+    client = (sys.executable, TRAFFIC, "client", "deadline", SERVER_IP, "7010", "1", str(RCVBUF), str(DEADLINE_S))
+    lab.ex("c", "strace", "-f", "-tt", "-e", "trace=network,poll,close,shutdown", "-o", str(strace), *client)
+    time.sleep(0.4)  # the server's data in flight meets the closed socket
+    for cap in (client_cap.stop(), server_cap.stop()):
+        cap.rename(bundle / cap.name)
+    for ns, host in (("c", "client"), ("s", "server")):
+        snapshot(lab, ns, bundle, host, "after")
+    running = subprocess.run(["uname", "-r"], capture_output=True, text=True, check=True).stdout.strip()
+    (bundle / "kernel-versions.txt").write_text(f"before: 6.5.13\nafter: {running}\n")
+    (bundle / "client-sysctl.txt").write_text(
+        lab.ex("c", "sysctl", "net.ipv4.tcp_rmem", "net.core.rmem_max", "net.ipv4.tcp_adv_win_scale")
+    )
+
+
+def one(result: AnalysisResult, kind: str, **where: object) -> Finding:
+    found = [f for f in result.findings if f.kind == kind and all(f.data.get(k) == v for k, v in where.items())]
+    assert len(found) == 1, (kind, where, [f.title for f in result.findings])
+    return found[0]
+
+
+def said(result: AnalysisResult) -> list[tuple[str, str]]:
+    """What a person reads, whatever position each file had."""
+    return sorted((f.kind, f.title) for f in result.findings)
+
+
+def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_path: Path) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    started = time.monotonic()
+    make_bundle(lab, bundle)
+    files = sorted(bundle.iterdir())  # a shell's glob: *-after* before *-before*
+    result = analyze(files)
+    reversed_result = analyze(list(reversed(files)))
+    assert said(result) == said(reversed_result)
+
+    names = {e.name: e for e in result.evidence}
+    assert names["client.pcap"].provenance.host == "client" and names["server.pcap"].provenance.role == "server"
+    for host in ("client", "server"):
+        retrans = one(result, "host.retransmits", host=host)
+        assert retrans.data["pair"] == [f"{host}-nstat-before.txt", f"{host}-nstat-after.txt"]
+        assert retrans.data["delta"] is True and retrans.data["resets"] == []
+        assert f"on {host} " in retrans.title
+    pairing = {result.evidence[p["evidence"]].name: p for p in snapshot_pairing(result.evidence)}
+    assert pairing["server-ip-s-link-after.txt"]["other"] == names_index(result, "server-ip-s-link-before.txt")
+
+    # Both ends of the NAT saw every segment: the network is cleared, the NAT mapping named.
+    cleared = one(result, "path.no_loss_between_captures")
+    assert cleared.data["clears_layer"] is True and cleared.data["hosts"] == ["client", "server"]
+    assert cleared.data["nat"][0]["b_client"].startswith("10.91.3.1:")
+
+    # The client closed its one connection at the deadline while the server still sent.
+    for capture in ("client.pcap", "server.pcap"):  # seen from both ends
+        (closed,) = [f for f in result.findings if f.kind == "tcp.app_timeout_close"
+                     and f.refs[0].evidence == names_index(result, capture)]  # fmt: skip
+        assert closed.data["closer"] == "client" and closed.data["connections"] == 1
+        assert closed.data["round_age"] == DEADLINE_S
+    deadline = one(result, "app.timeout", syscall="poll")
+    assert deadline.data["deadline_s"] == pytest.approx(DEADLINE_S, rel=0.02)
+    assert "counting down a 10.0 s deadline" in deadline.title
+    joined = [f for f in result.findings if f.kind == "app.deadline_close"]
+    assert {tuple(f.data["hosts"]) for f in joined} == {("client",), ("client", "server")}  # both captures
+    assert all(f.data["closer"] == "client" and f.data["deadline_s"] == deadline.data["deadline_s"] for f in joined)
+
+    # The window model uses the measured RTT and the strace deadline, nothing invented.
+    model = one(result, "kernel.receive_window_model")
+    assert model.data["rtt_source"].startswith("capture client.pcap, handshake")
+    assert 2 * ONE_WAY_MS <= model.data["rtt_ms"] <= 2 * ONE_WAY_MS + 40
+    assert model.data["timeout_source"].startswith("strace client.strace: a poll loop counting down 10.0 s")
+    assert model.data["so_rcvbuf"] == RCVBUF and model.data["missing"] == []
+    assert model.data["measured_window"] is not None
+    before = model.data["kernels"][0]
+    assert (before["kernel"], before["window"]) == ("6.5.13", RCVBUF)
+    assert time.monotonic() - started < 40
+
+
+def names_index(result: AnalysisResult, name: str) -> int:
+    return next(i for i, e in enumerate(result.evidence) if e.name == name)
