@@ -83,18 +83,30 @@ GUEST_AND_HOST = [
 ]
 
 
+def drops(**data: Any) -> Finding:
+    base = {"interface": "macvtap0", "interface_host": "hv1", "retransmit_host": "vm1", "hosts": ["vm1", "hv1"],
+            "drops": 122, "retransmits": 87, "explains_all": True,
+            "arithmetic": "122 drops ≥ 87 retransmissions: the other 35 were pure ACKs a later ACK repaired",
+            }  # fmt: skip
+    return finding("host.drops_match_retransmits", severity="high", refs=(0, 1, 2, 3), **{**base, **data})
+
+
 def test_drops_on_a_hosts_interface_explain_the_guests_retransmissions_is_the_culprit() -> None:
-    drops = finding("host.drops_match_retransmits", refs=(0, 1, 2, 3), interface="macvtap0", drops=122,
-                    retransmits=87, hosts=["vm1", "hv1"],
-                    explanation="35 of the drops were pure ACKs, which are not retransmitted")  # fmt: skip
     tails = finding("latency.timer_signature", refs=(4,), matches=["rto_min_200ms"], signatures=[
         {"name": "rto_min_200ms", "meaning": "a retransmission after the 200 ms minimum RTO", "count": 84, "mode": True}
     ])  # fmt: skip
-    s = verdicts.drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts(GUEST_AND_HOST, drops, tails))
-    assert s is not None and s.verdict == "culprit" and s.findings == (0, 1)
+    s = verdicts.drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts(GUEST_AND_HOST, drops(), tails))
+    assert s is not None and s.verdict == "culprit" and s.findings == (0, 1) and not s.needs
     assert "macvtap0 on hv1 dropped 122 packets while TCP on vm1 retransmitted 87 segments" in s.reason
-    assert "35 of the drops were pure ACKs" in s.reason
+    assert "the other 35 were pure ACKs a later ACK repaired. The retransmissions are these drops" in s.reason
     assert "84 samples in rr-latency.csv (vm1) at a retransmission after the 200 ms minimum RTO" in s.reason
+
+
+def test_drops_on_a_hosts_interface_explain_the_guests_retransmissions_only_suspect_when_they_explain_part() -> None:
+    part = drops(drops=40, explains_all=False, arithmetic="40 drops explain 40 of the 87 retransmissions")
+    s = verdicts.drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts(GUEST_AND_HOST, part))
+    assert s is not None and s.verdict == "suspect" and "explain part of the retransmissions" in s.reason
+    assert "ip -s link" in s.needs[0]
 
 
 def test_drops_on_a_hosts_interface_explain_the_guests_retransmissions_needs_the_joining_finding() -> None:
@@ -132,7 +144,7 @@ def test_conntrack_table_full_is_the_culprit_with_its_drops_and_the_syn_retransm
 
 
 def test_conntrack_table_full_is_the_culprit_not_when_the_table_has_room() -> None:
-    roomy = conntrack(count=100, failures={"drop": 0})
+    roomy = conntrack(count=100, failures={"drop": 0}, tuples_exceed_table=False)
     assert verdicts.conntrack_table_full_is_the_culprit(facts(MIDDLEBOX, roomy)) is None
 
 
@@ -242,6 +254,18 @@ def test_a_kernel_change_that_predicts_the_measured_window_is_the_culprit_only_w
     assert s is not None and s.verdict == "suspect" and "which the change does not explain" in s.reason
 
 
+def test_a_kernel_change_that_predicts_the_measured_window_is_the_culprit_not_when_the_new_kernel_has_the_fix() -> None:
+    fixed = finding("kernel.known_change_in_range", "kernel", "medium", refs=(2, 3), changes=[
+        {"id": "dfa2f0483360", "regression": True, "direction": "gained", "unfixed_in_after": False}
+    ])  # fmt: skip
+    assert (
+        verdicts.a_kernel_change_that_predicts_the_measured_window_is_the_culprit(
+            facts(SEED000, model(), fixed, WINDOW)
+        )
+        is None
+    )
+
+
 def test_a_kernel_change_that_predicts_the_measured_window_is_the_culprit_never_on_assumed_inputs() -> None:
     assumed = model(rtt_ms=136.6, rtt_source="a default RTT (none in the evidence)", timeout_ms=None, timeout_source="")
     s = verdicts.a_kernel_change_that_predicts_the_measured_window_is_the_culprit(
@@ -249,6 +273,10 @@ def test_a_kernel_change_that_predicts_the_measured_window_is_the_culprit_never_
     )
     assert s is not None and s.verdict == "suspect" and "136.6" not in s.reason
     assert any("RTT" in n for n in s.needs) and any("strace" in n for n in s.needs)
+    said = model(rtt_ms=None, rtt_source="", missing=["no RTT: upload a capture of the connection's handshake"])
+    s = verdicts.a_kernel_change_that_predicts_the_measured_window_is_the_culprit(facts(SEED000, said, CHANGE, WINDOW))
+    assert s is not None and s.verdict == "suspect"
+    assert s.needs == ("no RTT: upload a capture of the connection's handshake",)
 
 
 # --- every step ---------------------------------------------------------------------------------------------
