@@ -1,6 +1,7 @@
 """The console's answer equals the CLI's: a bundle made with the real kernel TCP stack in network namespaces
-(seed 000's shape: a client with SO_RCVBUF 64 KiB and a deadline behind a NAT on a 150 ms path, captures on both
-sides, nstat and ``ip -s link`` before and after on both hosts, an strace of the client, kernel versions) is
+(seed 000's shape: a client with SO_RCVBUF 64 KiB and a 10 s deadline behind a NAT on a 150 ms path, captures on
+both sides, nstat and ``ip -s link`` before and after on both hosts, an strace of the client, kernel versions,
+sysctl) is
 uploaded through the API in shell-glob order to a real worker, and its findings and checklist are compared with
 ``whodunnet analyze`` on the same files with the same provenance."""
 
@@ -21,14 +22,14 @@ from django.contrib.auth.models import User
 from analysis import services
 from analysis.models import AnalysisRun, Correlation, Finding
 from config.celery import app
-from tests.conftest import DATA, client_for
+from tests.conftest import client_for
 from tests.worker import WorkerProcess, wait_for
 
 WORKERS_TESTS = Path(__file__).resolve().parents[2] / "workers" / "tests"
 sys.path.insert(0, str(WORKERS_TESTS))
-from netlab import SERVER_IP, NetLab, lab_unavailable  # noqa: E402
+import test_incident_lab as incident_lab  # noqa: E402
+from netlab import NetLab, lab_unavailable  # noqa: E402
 
-TRAFFIC = str(WORKERS_TESTS / "lab_traffic.py")
 WHODUNNET = Path(sys.executable).with_name("whodunnet")
 
 pytestmark = [
@@ -39,36 +40,13 @@ pytestmark = [
 
 
 def make_bundle(where: Path) -> list[Path]:
-    """Seed 000's shape, for real: every file a person would collect, named as they would name them."""
-    files: list[Path] = []
+    """Seed 000's shape, for real (the engine's lab incident, ``workers/tests/test_incident_lab.py``)."""
+    bundle = where / "bundle"
+    bundle.mkdir()
     (where / "lab").mkdir()
     with NetLab(where / "lab") as lab:
-        lab.delay(75)  # a 150 ms round trip
-        lab.spawn("s", sys.executable, TRAFFIC, "server", "bulk", "7003")
-        time.sleep(0.3)
-
-        def snapshot(moment: str) -> None:
-            for ns, host in (("c", "client"), ("s", "server")):
-                for tool, args in (("nstat", ("nstat", "-asz")), ("ip-s-link", ("ip", "-s", "link"))):
-                    path = where / f"{host}-{tool}-{moment}.txt"
-                    path.write_text(lab.ex(ns, *args))
-                    files.append(path)
-
-        snapshot("before")
-        captures = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
-        strace = where / "client.strace"
-        lab.ex("c", "strace", "-f", "-tt", "-T", "-y", "-o", str(strace), "timeout", "30", sys.executable, TRAFFIC,
-               "client", "deadline", SERVER_IP, "7003", "2", "65536", "2.5")  # fmt: skip
-        time.sleep(0.4)
-        for capture in captures:
-            files.append(capture.stop())
-        snapshot("after")
-        files.append(strace)
-    for name in ("before.txt", "after.txt"):
-        path = where / f"kernel-{name}"
-        path.write_bytes((DATA / "seed000" / name).read_bytes())
-        files.append(path)
-    return sorted(files, key=lambda p: p.name)  # shell-glob order: every "-after" before its "-before"
+        incident_lab.make_bundle(lab, bundle)
+    return sorted(bundle.iterdir())  # shell-glob order: every "-after" before its "-before"
 
 
 @pytest.fixture
@@ -109,18 +87,17 @@ def test_the_console_finds_what_the_cli_finds_on_the_same_files(
         assert response.status_code == 201, response.content
         ids[path.name] = response.json()["id"]
     # The kernel versions do not say their host: a person says it on the card, and to the CLI with --host.
-    for name in ("kernel-after.txt", "kernel-before.txt"):
-        url = f"/api/incidents/{incident.pk}/evidence/{ids[name]}/"
-        assert client.patch(url, {"host": "client", "role": "client"}, format="json").status_code == 200
+    url = f"/api/incidents/{incident.pk}/evidence/{ids['kernel-versions.txt']}/"
+    assert client.patch(url, {"host": "client", "role": "client"}, format="json").status_code == 200
     last_change = time.monotonic()
     wait_for(lambda: settled(incident), timeout=120, what="the analyses and the correlation", worker=worker)
     took = time.monotonic() - last_change
     steps = {s["layer"]: s for s in client.get(f"/api/incidents/{incident.pk}/checklist/").json()}
 
+    kernels = str(tmp_path / "bundle" / "kernel-versions.txt")
+    given = ["--host", "client", kernels, "--role", "client", kernels]
     cli = subprocess.run(
-        [str(WHODUNNET), "analyze", "--json", "--host", "client", str(tmp_path / "kernel-after.txt"),
-         str(tmp_path / "kernel-before.txt"), "--role", "client", str(tmp_path / "kernel-after.txt"),
-         str(tmp_path / "kernel-before.txt"), *map(str, files)],
+        [str(WHODUNNET), "analyze", "--json", *given, *map(str, files)],
         capture_output=True, text=True, check=True, cwd=tmp_path,
     )  # fmt: skip
     expected = json.loads(cli.stdout)["findings"]
@@ -134,9 +111,7 @@ def test_the_console_finds_what_the_cli_finds_on_the_same_files(
         assert kind in {r["kind"] for r in console}, kind
 
     text = subprocess.run(
-        [str(WHODUNNET), "analyze", "--host", "client", str(tmp_path / "kernel-after.txt"),
-         str(tmp_path / "kernel-before.txt"), "--role", "client", str(tmp_path / "kernel-after.txt"),
-         str(tmp_path / "kernel-before.txt"), *map(str, files)],
+        [str(WHODUNNET), "analyze", *given, *map(str, files)],
         capture_output=True, text=True, check=True, cwd=tmp_path,
     ).stdout  # fmt: skip
     printed = dict(re.findall(r"^  (\w+): (\w+(?: suggestion)?)", text, re.M))

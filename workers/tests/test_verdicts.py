@@ -155,7 +155,7 @@ def test_loss_between_the_captures_is_suspect_with_the_counts_each_way() -> None
                    missing_in_b=[{"sender": "server", "type": "pure ACK", "count": 40}])  # fmt: skip
     s = verdicts.loss_between_the_captures_is_suspect(facts(caps, lost))
     assert s is not None and s.verdict == "suspect"
-    assert "40 of 3,565 segments on 1 matched connections between client.pcap, server.pcap" in s.reason
+    assert "40 of 3,565 segments on 1 matched connection between client.pcap, server.pcap" in s.reason
     assert "the second capture never saw 40 pure ACK from the server" in s.reason
     assert "between client and server" in s.needs[0]
 
@@ -169,7 +169,7 @@ def test_both_sides_of_the_nat_saw_every_segment_clears_the_network() -> None:
     s = verdicts.both_sides_of_the_nat_saw_every_segment_clears_the_network(facts(caps, seen))
     assert s is not None and s.verdict == "cleared"
     assert "client.pcap, server.pcap saw the same 10,485,760 bytes of sequence space" in s.reason
-    assert "on 1 connections, 180 and 7,240 segments" in s.reason
+    assert "on 1 connection, 180 and 7,240 segments" in s.reason
     assert "through a NAT (10.0.1.2:40000 → 192.0.2.9:9092 on one side is 192.0.2.1:61000 → 192.0.2.9:9092" in s.reason
 
 

@@ -111,6 +111,10 @@ def _n(value: Any) -> str:
     return f"{value:,.1f}"
 
 
+def _count(value: Any, noun: str) -> str:
+    return f"{_n(value)} {noun}{'' if value == 1 else 's'}"
+
+
 def _rate(bps: float) -> str:
     for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
         if bps >= scale:
@@ -343,7 +347,7 @@ def loss_between_the_captures_is_suspect(facts: Facts) -> Suggestion | None:
         d = f.data
         parts.append(
             f"{_n(d.get('lost_segments'))} of {_n(d.get('segments_compared'))} segments on "
-            f"{_n(d.get('matched_connections'))} matched connections between {facts.files_of(f)} never reached "
+            f"{_count(d.get('matched_connections'), 'matched connection')} between {facts.files_of(f)} never reached "
             f"the other capture{_nat(d)}" + (f": {_by_type(d)}" if _by_type(d) else "")
         )
     hosts = [h for _, f in found for h in facts.hosts_of(f)]
@@ -391,7 +395,7 @@ def both_sides_of_the_nat_saw_every_segment_clears_the_network(facts: Facts) -> 
         segments = d.get("segments") or []
         counted = f", {_n(segments[0])} and {_n(segments[1])} segments" if len(segments) == 2 else ""
         parts.append(
-            f"{facts.files_of(f)} saw the same {size} on {_n(d.get('matched_connections'))} connections"
+            f"{facts.files_of(f)} saw the same {size} on {_count(d.get('matched_connections'), 'connection')}"
             f"{counted}{_nat(d)}, every handshake, FIN and acknowledgement included"
         )
     others = [(i, f) for i, f in facts.of(layer="network") if f.severity in SERIOUS]
