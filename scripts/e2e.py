@@ -88,7 +88,7 @@ def main() -> int:
     try:
         wait_until_up(base_url + "/api/auth/csrf/", console)
         result = subprocess.run(
-            # E2E_TESTS narrows the run to some files (space-separated, under e2e/), e.g. "tests/host-evidence.test.mjs".
+            # E2E_TESTS narrows the run to some files under e2e/ (space-separated): "tests/host-evidence.test.mjs".
             [
                 "node",
                 "--test",

@@ -197,17 +197,17 @@ SOURCE_HELP = (
 
 class KnownHostSerializer(serializers.Serializer[Any]):
     value = serializers.CharField(allow_null=True, help_text="The host's name or address; null when unknown.")
-    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
 
 
 class KnownRoleSerializer(serializers.Serializer[Any]):
     value = serializers.ChoiceField(choices=Role.choices, allow_null=True, help_text="The role; null when unknown.")
-    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
 
 
 class KnownTimeSerializer(serializers.Serializer[Any]):
     value = serializers.DateTimeField(allow_null=True, help_text="When it was taken; null when unknown.")
-    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
 
 
 class ProvenanceSerializer(serializers.Serializer[Any]):

@@ -6,7 +6,7 @@ import { formatDateTime } from '@/lib/format';
 
 import { useSetProvenance } from '../api/evidence-api';
 
-export const ROLE_LABEL: Record<HostRole, string> = {
+const ROLE_LABEL: Record<HostRole, string> = {
   client: 'Client',
   server: 'Server',
   middlebox: 'Middlebox or router',
