@@ -279,6 +279,22 @@ def test_a_kernel_change_that_predicts_the_measured_window_is_the_culprit_never_
     assert s.needs == ("no RTT: upload a capture of the connection's handshake",)
 
 
+def test_a_new_kernel_that_gives_no_smaller_window_clears_the_kernel_when_its_regressions_are_fixed() -> None:
+    fixed = finding("kernel.known_change_in_range", "kernel", "medium", refs=(2, 3), changes=[
+        {"id": "dfa2f0483360", "regression": True, "direction": "gained", "unfixed_in_after": False,
+         "fixed_by": [{"id": "697a6c8cec03"}, {"id": "05f76b2d634e"}]}
+    ])  # fmt: skip
+    newer = model(kernels=[{"kernel": "6.5.13", "window": 65536}, {"kernel": "6.18.44", "window": 80480}],
+                  measured_window=80480, measured_window_source="capture client.pcap")  # fmt: skip
+    s = verdicts.a_new_kernel_that_gives_no_smaller_window_clears_the_kernel(facts(SEED000, newer, fixed))
+    assert s is not None and s.verdict == "cleared" and s.findings == (0, 1)
+    assert "6.18.44 advertises up to 80,480 bytes where 6.5.13 gave 65,536" in s.reason
+    assert "the regression between them (dfa2f0483360) is fixed in 6.18.44 (05f76b2d634e, 697a6c8cec03)" in s.reason
+    # An unfixed regression, or a smaller window, is not cleared.
+    assert verdicts.a_new_kernel_that_gives_no_smaller_window_clears_the_kernel(facts(SEED000, newer, CHANGE)) is None
+    assert verdicts.a_new_kernel_that_gives_no_smaller_window_clears_the_kernel(facts(SEED000, model(), fixed)) is None
+
+
 # --- every step ---------------------------------------------------------------------------------------------
 
 

@@ -416,7 +416,8 @@ def _deadline(facts: Facts) -> tuple[str, list[tuple[int, Finding]]]:
         if seconds is None and ms is not None:
             seconds = ms / 1000
         if seconds is not None and seconds >= 1:
-            return f"the application gives up after {_seconds(seconds)} ({facts.files_of(f)})", [(i, f)]
+            source = f.data.get("deadline_source") or facts.files_of(f)
+            return f"the application gives up after {_seconds(seconds)} ({source})", [(i, f)]
     for i, f in facts.of("app.kafka_settings"):
         ms = (f.data.get("settings") or f.data.get("properties") or {}).get("request.timeout.ms")
         if ms:
@@ -470,13 +471,18 @@ def so_rcvbuf_pins_the_window_is_suspect(facts: Facts) -> Suggestion | None:
 # --- kernel ---------------------------------------------------------------------------------------------------
 
 
-def _regressions(facts: Facts) -> tuple[list[Mapping[str, Any]], list[tuple[int, Finding]]]:
+def _regressions(
+    facts: Facts, *, unfixed_only: bool = True
+) -> tuple[list[Mapping[str, Any]], list[tuple[int, Finding]]]:
+    """The regressions the new kernel gained (by default only those it has no fix for), and their findings."""
     rows, found = [], []
     for i, f in facts.of("kernel.known_change_in_range"):
         mine = [
             r
             for r in f.data.get("changes", [])
-            if r.get("regression") and r.get("direction") == "gained" and r.get("unfixed_in_after", True)
+            if r.get("regression")
+            and r.get("direction") == "gained"
+            and (r.get("unfixed_in_after", True) or not unfixed_only)
         ]
         if mine:
             rows.extend(mine)
@@ -575,6 +581,46 @@ def a_kernel_change_that_predicts_the_measured_window_is_the_culprit(facts: Fact
     )
 
 
+def a_new_kernel_that_gives_no_smaller_window_clears_the_kernel(facts: Facts) -> Suggestion | None:
+    """The receive-window model gives the new kernel a window no smaller than the old one's at the application's
+    SO_RCVBUF, and every regression the knowledge base lists between them is fixed in the new kernel: the
+    kernel change did not shrink the window, so the kernel is cleared."""
+    models = facts.of("kernel.receive_window_model")
+    ranges = facts.of("kernel.known_change_in_range")
+    if not models:
+        return None
+    mi, model = models[0]
+    kernels = model.data.get("kernels") or []
+    if len(kernels) < 2:
+        return None
+    old, new = kernels[0], kernels[-1]
+    if not all(isinstance(k.get("window"), int | float) for k in (old, new)) or new["window"] < old["window"]:
+        return None
+    regressions, _ = _regressions(facts, unfixed_only=False)
+    if any(r.get("unfixed_in_after", True) for r in regressions):
+        return None
+    reason = (
+        f"At SO_RCVBUF {_n(model.data.get('so_rcvbuf'))} ({model.data.get('so_rcvbuf_source')}) {new.get('kernel')} "
+        f"advertises up to {_n(new['window'])} bytes where {old.get('kernel')} gave {_n(old['window'])}"
+    )
+    measured = _num(model.data, "measured_window")
+    if measured is not None:
+        reason += f"; the capture measured {_n(int(measured))} bytes ({model.data.get('measured_window_source')})"
+    if regressions:
+        fixes = sorted({fix.get("id") for r in regressions for fix in r.get("fixed_by", []) if fix.get("id")})
+        reason += (
+            f"; the regression{'s' if len(regressions) != 1 else ''} between them "
+            f"({', '.join(str(r.get('id')) for r in regressions)}) "
+            + (f"{'are' if len(regressions) != 1 else 'is'} fixed in {new.get('kernel')} ({', '.join(fixes)})" if fixes
+               else f"{'are' if len(regressions) != 1 else 'is'} fixed in {new.get('kernel')}")
+        )  # fmt: skip
+    return Suggestion(
+        verdict="cleared",
+        reason=reason + ": the kernel change did not shrink the window.",
+        findings=_ids([(mi, model), *ranges]),
+    )
+
+
 # --- every step -----------------------------------------------------------------------------------------------
 
 
@@ -627,7 +673,11 @@ RULES: Mapping[str, tuple[Rule, ...]] = {
         *_every_step("network"),
     ),
     "application": (so_rcvbuf_pins_the_window_is_suspect, *_every_step("application")),
-    "kernel": (a_kernel_change_that_predicts_the_measured_window_is_the_culprit, *_every_step("kernel")),
+    "kernel": (
+        a_kernel_change_that_predicts_the_measured_window_is_the_culprit,
+        a_new_kernel_that_gives_no_smaller_window_clears_the_kernel,
+        *_every_step("kernel"),
+    ),
 }
 
 
@@ -666,14 +716,17 @@ def settle(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> d
             "`ethtool IFACE` for the link speed"
         )
     for _, f in usage:
+        host = next(iter(facts.hosts_of(f)), None)
         if not any(r.get("limit_bps") for r in f.data.get("interfaces", [])):
-            host = next(iter(facts.hosts_of(f)), None)
             out["neighbours"].append(
                 f"upload `ethtool IFACE` or `cat /sys/class/net/*/speed` from {host or 'the same host'}, or give the "
                 "link speed on the counters card"
             )
-        elif not f.data.get("interval_s"):
-            out["neighbours"].append("say on each counters card when it was taken, so rates can be computed")
+        if not f.data.get("interval_s"):
+            out["neighbours"].append(
+                f"say on the counters cards{' of ' + host if host else ''} when each snapshot was taken (or take them "
+                "with a timestamp: `date +%s; ip -s link`), so rates can be computed"
+            )
     # Network: two sides of the path, and the hypervisor under a guest that retransmits.
     if len(captures) == 1:
         ev = captures[0]
