@@ -202,6 +202,16 @@ def test_so_rcvbuf_pins_the_window_is_suspect_with_the_measured_window_and_the_d
     assert "the application gives up after 10.0 s (client.strace)" in s.reason
 
 
+def test_so_rcvbuf_pins_the_window_is_suspect_takes_the_deadline_the_strace_and_a_capture_agree_on() -> None:
+    close = finding("tcp.app_timeout_close", "application", "medium", refs=(1,), round_age=10.0)
+    joined = finding("app.deadline_close", "application", "high", refs=(0, 1), deadline_s=10.0,
+                     deadline_source="strace client.strace: a poll loop counting down 10.0 s")  # fmt: skip
+    s = verdicts.so_rcvbuf_pins_the_window_is_suspect(facts(SEED000, RCVBUF, close, joined))
+    assert (
+        s is not None and "gives up after 10.0 s (strace client.strace: a poll loop counting down 10.0 s)" in s.reason
+    )
+
+
 def test_so_rcvbuf_pins_the_window_is_suspect_asks_for_a_capture_without_one() -> None:
     s = verdicts.so_rcvbuf_pins_the_window_is_suspect(facts(SEED000, RCVBUF))
     assert s is not None and "capture of a slow transfer" in s.needs[0]

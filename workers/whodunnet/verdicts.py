@@ -410,7 +410,11 @@ def both_sides_of_the_nat_saw_every_segment_clears_the_network(facts: Facts) -> 
 
 def _deadline(facts: Facts) -> tuple[str, list[tuple[int, Finding]]]:
     """The application's deadline in words, from strace, a capture's close age or Kafka settings."""
-    for i, f in facts.of("app.deadline_close", "app.timeout", "tcp.app_timeout_close"):
+    # The strace's deadline joined with a capture's close first, then the strace's alone, then a capture's.
+    ordered = [
+        found for kind in ("app.deadline_close", "app.timeout", "tcp.app_timeout_close") for found in facts.of(kind)
+    ]
+    for i, f in ordered:
         seconds = _num(f.data, "deadline_s", "close_age_s", "round_age", "age_s")
         ms = _num(f.data, "deadline_ms") or (_num(f.data, "timeout_ms") if f.data.get("closes_after") else None)
         if seconds is None and ms is not None:
