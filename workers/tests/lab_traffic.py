@@ -4,12 +4,15 @@ Servers (run in the background until killed)::
 
     server bulk PORT           send zeros as fast as the peer reads, until it goes away
     server rr PORT SIZE        answer every 100-byte request with SIZE bytes
+    server rr1 PORT            answer every one-byte request with one byte (netperf TCP_RR's default)
 Clients (print one line and exit)::
 
     client deadline HOST PORT N RCVBUF SECONDS   N connections with SO_RCVBUF, each reading
                                                  until SECONDS after its connect, then FIN
     client connect HOST PORT N                   N short connections: connect, 1 request, close
     client rr HOST PORT N ROUNDS SIZE            N connections x ROUNDS request/responses
+    client rr1 HOST PORT ROUNDS CSV              one connection, ROUNDS one-byte request/responses,
+                                                 each one's latency written to CSV (time,latency_ms)
 """
 
 from __future__ import annotations
@@ -128,12 +131,48 @@ def client_rr(host: str, port: int, n: int, rounds: int, size: int) -> None:
     print("ok")
 
 
+def server_rr1(port: int) -> None:
+    ls = socket.create_server(("0.0.0.0", port), backlog=64)
+
+    def serve(conn: socket.socket) -> None:
+        try:
+            while conn.recv(1):
+                conn.sendall(b"r")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def client_rr1(host: str, port: int, rounds: int, out: str) -> None:
+    rows = ["time,latency_ms"]
+    with socket.create_connection((host, port), timeout=30) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(rounds):
+            started = time.time()
+            s.sendall(b"q")
+            if not s.recv(1):
+                raise ConnectionError("server closed")
+            rows.append(f"{started:.6f},{(time.time() - started) * 1000:.3f}")
+    with open(out, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    print("ok")
+
+
 def main() -> None:
     role, kind, *rest = sys.argv[1:]
     if role == "server" and kind == "bulk":
         server_bulk(int(rest[0]))
     elif role == "server" and kind == "rr":
         server_rr(int(rest[0]), int(rest[1]))
+    elif role == "server" and kind == "rr1":
+        server_rr1(int(rest[0]))
+    elif role == "client" and kind == "rr1":
+        client_rr1(rest[0], int(rest[1]), int(rest[2]), rest[3])
     elif role == "client" and kind == "deadline":
         client_deadline(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), float(rest[4]))
     elif role == "client" and kind == "connect":

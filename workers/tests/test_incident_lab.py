@@ -9,6 +9,7 @@ shell-glob order and reversed, it must name every host and pair and say the same
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -126,3 +127,49 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
 
 def names_index(result: AnalysisResult, name: str) -> int:
     return next(i for i, e in enumerate(result.evidence) if e.name == name)
+
+
+def stamped(text: str) -> str:
+    """A snapshot as a person takes it: ``date +%s.%N`` then the tool's output."""
+    return f"=== {time.time():.6f}\n{text}"
+
+
+def test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(
+    lab: NetLab, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    started = time.monotonic()
+    # One packet in 100 towards the server is dropped by the host in the middle (never a SYN).
+    lab.router_rules(f"ip daddr {SERVER_IP} tcp flags & syn == 0 numgen inc mod 100 == 50 counter drop")
+    lab.spawn("s", sys.executable, TRAFFIC, "server", "rr1", "7020")
+    time.sleep(0.3)
+
+    def snap(when: str) -> None:
+        for ns, host in (("c", "client"), ("s", "server")):
+            (bundle / f"{host}-nstat-{when}.txt").write_text(stamped(lab.ex(ns, "nstat", "-asz")))
+        (bundle / f"router-nft-{when}.txt").write_text(stamped(lab.nft_output("r", "list ruleset")))
+
+    snap("before")
+    latency = bundle / "client-latency.csv"
+    lab.ex("c", "timeout", "60", sys.executable, TRAFFIC, "client", "rr1", SERVER_IP, "7020", "1500", str(latency))
+    snap("after")
+    dropped = int(re.findall(r"counter packets (\d+)", lab.nft_output("r", "list table inet lab"))[0])
+    assert dropped >= 5, "the lab dropped too little to test anything"
+
+    files = sorted(bundle.iterdir())
+    result = analyze(files)
+    assert said(result) == said(analyze(list(reversed(files))))
+    assert {e.provenance.role for e in result.evidence} == {"client", "server", "middlebox"}
+    link = one(result, "host.drops_match_retransmits", retransmit_host="client")
+    assert link.data["interface_host"] == "router" and link.data["drops"] == dropped
+    assert link.data["explains_all"] is True and link.severity == "high"
+    assert link.data["retransmits"] <= dropped
+    r = link.data["retransmits"]
+    assert (
+        link.title
+        == f"{dropped:,} drops by the firewall rules of router explain the {r:,} TCP retransmissions of client"
+    )
+    tails = one(result, "latency.timer_signature")
+    assert "rto_min_200ms" in tails.data["matches"], tails.explanation
+    assert time.monotonic() - started < 40

@@ -94,3 +94,39 @@ def test_cli_host_role_taken_at_and_manifest(tmp_path: Path) -> None:
     assert ev["c2.txt"]["taken_at"] == 1795572000.0  # 2026-11-25T02:00:00Z
     assert (ev["s1.txt"]["host"], ev["s1.txt"]["role"]) == ("server", "server")
     assert (ev["m1.txt"]["host"], ev["m1.txt"]["role"]) == ("mid", "middlebox")
+
+
+def test_fill_a_stored_result_by_the_name_a_person_gave_it() -> None:
+    from whodunnet.model import EvidenceResult
+    from whodunnet.provenance import fill
+
+    stored = EvidenceResult(path="/srv/evidence/ab12cd.bin", kind="counters", summary={"timestamp": 5.0})
+    ev = fill(stored, "server-nstat-before.txt", Provenance(role="hypervisor"))
+    assert (ev.provenance.host, ev.provenance.role, ev.provenance.taken_at) == ("server", "hypervisor", 5.0)
+    assert ev.provenance.source == {"host": "filename", "role": "user", "taken_at": "content"}
+
+
+def test_a_capture_takes_the_host_whose_ss_lists_its_connections() -> None:
+    from types import SimpleNamespace
+
+    from whodunnet.model import EvidenceResult
+    from whodunnet.provenance import across
+
+    def ss(host: str, local: str, peer: str) -> EvidenceResult:
+        rows = [{"local": local, "peer": peer, "state": "ESTAB"}]
+        return EvidenceResult(path=f"{host}-ss.txt", kind="sockets", summary={"socket_list": rows},
+                              provenance=Provenance(host=host))  # fmt: skip
+
+    def capture(name: str, client: str, server: str) -> EvidenceResult:
+        conn = SimpleNamespace(client=client, server=server)
+        return EvidenceResult(path=name, kind="capture", summary={}, connections=(conn,))
+
+    evidence = [
+        ss("db-client", "10.91.1.2:34786", "10.91.3.2:7010"),
+        ss("db-server", "[::ffff:10.91.3.2]:7010", "[::ffff:10.91.3.1]:34786"),  # behind a NAT
+        capture("a.pcap", "10.91.1.2:34786", "10.91.3.2:7010"),
+        capture("b.pcap", "10.91.3.1:34786", "10.91.3.2:7010"),
+        capture("c.pcap", "10.9.9.9:1", "10.9.9.8:2"),
+    ]
+    hosts = [(e.provenance.host, e.provenance.source.get("host")) for e in across(evidence)[2:]]
+    assert hosts == [("db-client", "content"), ("db-server", "content"), (None, None)]

@@ -171,3 +171,18 @@ def test_conntrack_per_host_from_every_sysctl_file(tmp_path: Path) -> None:
             256, 256, 200, 400)  # fmt: skip
         assert f.data["tuples_exceed_table"] is True and f.severity == "high"
         assert "drop 36" in f.title
+
+
+def test_link_speed_from_sys_class_net_judges_the_interface_rate(tmp_path: Path) -> None:
+    paths = write(tmp_path, {
+        "db1-ip-s-link-before.txt": "=== 1795294000\n" + ip_s_link("eth0", 1_000, 0, 1_000),
+        "db1-ip-s-link-after.txt": "=== 1795294010\n" + ip_s_link("eth0", 1_100_000, 0, 1_000),
+        "db1-speed.txt": "/sys/class/net/eth0/speed:1000\n/sys/class/net/lo/speed:-1\n",
+    })  # fmt: skip
+    result = analyze(sorted(paths.values()))
+    assert {e.name: e.kind for e in result.evidence}["db1-speed.txt"] == "counters"
+    (usage,) = [f for f in result.findings if f.kind == "neighbours.link_usage"]
+    (row,) = usage.data["interfaces"]
+    assert row["limit_bps"] == 1e9 and row["limit_source"] == "NIC speed (db1-speed.txt)"
+    assert row["rx_bps"] == pytest.approx(1_099_000_000 * 8 / 10)  # 1,099,000 packets × 1000 bytes in 10 s
+    assert usage.data["near_limit"] == ["eth0"] and usage.data["host"] == "db1"

@@ -185,6 +185,14 @@ def merge(inferred: Provenance, given: Provenance | None) -> Provenance:
     return Provenance(host=host, role=role, taken_at=taken_at, source=source)
 
 
+def fill(ev: EvidenceResult, name: str | None = None, given: Provenance | None = None) -> EvidenceResult:
+    """``ev`` with its provenance inferred from its content and ``name`` (the name a person gave the
+    file; default its path) and what ``given`` says laid over it. For results the engine did not
+    just make, such as the backend's stored ones (then ``across`` over the incident's list)."""
+    inferred = infer(name if name is not None else ev.path, ev.kind, ev.summary)
+    return replace(ev, provenance=merge(inferred, given))
+
+
 def from_filename(path: str | Path) -> tuple[str | None, str | None]:
     """(host, role) a file name hints at: ``client-nstat.txt`` → ("client", "client"),
     ``db1-nstat-before.txt`` → ("db1", None), ``10.0.0.5_ss.txt`` → ("10.0.0.5", None).
@@ -226,23 +234,30 @@ def order_hint(path: str | Path) -> int | None:
 def across(evidence: Sequence[EvidenceResult]) -> list[EvidenceResult]:
     """Each evidence with the host it could not name alone filled from the others.
 
-    A capture with no host is from the host whose ``ip addr`` output (the sockets kind's
-    local addresses, or an ``ip addr`` listing) holds one of the capture's endpoint addresses,
-    when exactly one named host does.
+    A capture with no host is from the host whose ``ss`` output lists one of the capture's
+    connections from that host's side (its local address and port, and the peer's): when the
+    connections point at exactly one named host. Through a NAT each end's ``ss`` sees only its
+    own side, so a client's and a server's capture are told apart.
     """
-    owners: dict[str, set[str]] = {}
+    owners: dict[tuple[str, str], set[str]] = {}
     for ev in evidence:
         if ev.provenance.host is None:
             continue
-        for addr in _local_addresses(ev):
-            owners.setdefault(addr, set()).add(ev.provenance.host)
+        for pair in _socket_pairs(ev):
+            owners.setdefault(pair, set()).add(ev.provenance.host)
+    if not owners:
+        return list(evidence)
     out = []
     for ev in evidence:
         if ev.provenance.host is None and ev.kind == "capture":
-            hosts = {h for a in _capture_addresses(ev) for h in owners.get(a, ())}
-            if len(hosts) == 1:
+            votes: dict[str, int] = {}
+            for client, server in _capture_pairs(ev):
+                for pair in ((client, server), (server, client)):
+                    for host in owners.get(pair, ()):
+                        votes[host] = votes.get(host, 0) + 1
+            if len(votes) == 1:
                 source = {**ev.provenance.source, "host": "content"}
-                ev = replace(ev, provenance=replace(ev.provenance, host=hosts.pop(), source=source))
+                ev = replace(ev, provenance=replace(ev.provenance, host=next(iter(votes)), source=source))
         out.append(ev)
     return out
 
@@ -337,16 +352,29 @@ def _host_from_content(kind: str, summary: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _local_addresses(ev: EvidenceResult) -> set[str]:
-    addrs = ev.summary.get("local_addresses")
-    return {str(a) for a in addrs} if isinstance(addrs, list | tuple) else set()
+def _endpoint(text: str) -> str:
+    """``10.0.0.5:443``, ``[::ffff:10.0.0.5]:443`` and ``::ffff:10.0.0.5:443`` alike as ``10.0.0.5:443``."""
+    t = text.strip()
+    if ":" not in t:
+        return t
+    host, port = t.rsplit(":", 1)
+    host = host.strip("[]").removeprefix("::ffff:")
+    return f"{host}:{port}"
 
 
-def _capture_addresses(ev: EvidenceResult) -> set[str]:
-    out: set[str] = set()
+def _socket_pairs(ev: EvidenceResult) -> set[tuple[str, str]]:
+    """(local, peer) of the sockets an ``ss`` output lists."""
+    out = set()
+    for s in ev.summary.get("socket_list") or () if ev.kind == "sockets" else ():
+        if isinstance(s, Mapping) and s.get("local") and s.get("peer"):
+            out.add((_endpoint(str(s["local"])), _endpoint(str(s["peer"]))))
+    return out
+
+
+def _capture_pairs(ev: EvidenceResult) -> set[tuple[str, str]]:
+    out = set()
     for c in ev.connections:
-        for attr in ("client", "server", "src", "dst"):
-            v = getattr(c, attr, None)
-            if isinstance(v, str):
-                out.add(v.rsplit(":", 1)[0].strip("[]"))
+        client, server = getattr(c, "client", None), getattr(c, "server", None)
+        if isinstance(client, str) and isinstance(server, str):
+            out.add((_endpoint(client), _endpoint(server)))
     return out

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from whodunnet.kinds.firewall.combine import diff_rules
+from whodunnet.kinds.firewall.parser import DROPPING
 from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
 from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
 from whodunnet.model import EvidenceResult, Finding, Ref, Severity
@@ -132,15 +134,13 @@ def counter_findings(evidence: Sequence[EvidenceResult], findings: Sequence[Find
         if any(("rx_bytes" in s or "tx_bytes" in s) for s in d.interfaces.values()) and d.before is not None:
             out.append(_link_usage(evidence, d))
         del lines
-    drops = [(d2, name, stats) for d2 in ds if d2.before is not None for name, stats in d2.interfaces.items()
-             if stats.get("rx_dropped", 0) + stats.get("tx_dropped", 0) > 0]  # fmt: skip
+    sources = _drop_sources(evidence, ds)
     for d, r in retrans:
         if r <= 0:
             continue
-        for d2, name, stats in drops:
-            if not _same_path(d, d2):
-                continue
-            out.append(_match(evidence, d, r, d2, name, stats))
+        for src in sources:
+            if _same_path(d, src):
+                out.append(_match(d, r, src))
     out.extend(_conntrack_findings(evidence, ds))
     return out
 
@@ -264,38 +264,86 @@ def _iface_values(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> di
     return {"before": b, "after": evidence[d.after].summary["interfaces"].get(name)}
 
 
-def _same_path(d: Delta, d2: Delta) -> bool:
-    """Whether drops counted in ``d2`` can be packets of the retransmitting host ``d``'s traffic.
+#: The name a host's firewall rules go by as a source of drops.
+FIREWALL = "the firewall rules"
+
+
+@dataclass
+class DropSource:
+    """Packets dropped over a pair of snapshots of one host: an interface's RX/TX drops, or the
+    packets its firewall rules dropped (nftables/iptables counters)."""
+
+    name: str  # "tap0", "nftables rules"
+    host: str | None
+    role: str | None
+    rx: int
+    tx: int
+    evidence: list[int]
+    start: float | None
+    end: float | None
+    when: str
+    virtual: bool
+    key: str
+
+
+def _drop_sources(evidence: Sequence[EvidenceResult], ds: Sequence[Delta]) -> list[DropSource]:
+    out = []
+    for d in ds:
+        if d.before is None:
+            continue
+        for name, stats in sorted(d.interfaces.items()):
+            rx, tx = stats.get("rx_dropped", 0), stats.get("tx_dropped", 0)
+            if rx + tx > 0:
+                out.append(DropSource(name, d.host, d.role, rx, tx, d.evidence, d.start, d.end,
+                                      _when(d, host=False), bool(VIRTUAL.match(name)), f"{name}-{d.key}"))  # fmt: skip
+    for fd in diffs(evidence, "firewall"):
+        if fd.before is None:
+            continue
+        rows = diff_rules(evidence[fd.before].summary.get("rules", []), evidence[fd.after].summary.get("rules", []), [])
+        dropped = sum(r["packets"] for r in rows if r["verdict"] in DROPPING and r["packets"] > 0)
+        if dropped > 0:
+            role = evidence[fd.after].provenance.role
+            out.append(DropSource(FIREWALL, fd.host, role, dropped, 0, fd.evidence,
+                                  taken_at(evidence[fd.before]), taken_at(evidence[fd.after]),
+                                  fd.when(evidence).removeprefix(f"on {fd.host} ") if fd.host else fd.when(evidence),
+                                  False, f"firewall-{fd.key}"))  # fmt: skip
+    return out
+
+
+def _same_path(d: Delta, src: DropSource) -> bool:
+    """Whether drops counted in ``src`` can be packets of the retransmitting host ``d``'s traffic.
 
     The same host, or two hosts of the incident's path (a guest and its hypervisor, a client
     and a middlebox); when hosts are unknown, snapshots of one incident are taken to share it.
     Intervals that do not overlap (both timed) cannot explain each other.
     """
-    if d.before is None or d2.before is None:
+    if d.before is None:
         return False
-    if d.start is None or d.end is None or d2.start is None or d2.end is None:
+    if d.start is None or d.end is None or src.start is None or src.end is None:
         return True
-    return not (d.end < d2.start or d2.end < d.start)
+    return not (d.end < src.start or src.end < d.start)
 
 
-def _match(
-    evidence: Sequence[EvidenceResult], d: Delta, r: int, d2: Delta, name: str, stats: dict[str, int]
-) -> Finding:
-    """Drops on an interface beside a host's retransmissions, with the arithmetic that links them.
+def _match(d: Delta, r: int, src: DropSource) -> Finding:
+    """Drops on a host of the path beside a host's retransmissions, with the arithmetic that links them.
 
     Each dropped data segment is retransmitted once; a dropped pure ACK, or an ACK-bearing segment
     whose loss a later cumulative ACK covers, is never retransmitted. So drops ≥ retransmissions
     means the drops can explain every retransmission (the rest were such packets), and fewer
     drops explain that many of them; no tolerance is assumed.
     """
-    rx, tx = stats.get("rx_dropped", 0), stats.get("tx_dropped", 0)
+    rx, tx = src.rx, src.tx
     drops = rx + tx
     explained = min(r, drops)
     rest = drops - r
-    where = f"{name} on {d2.host}" if d2.host else name
+    firewall = src.name == FIREWALL
+    where = (f"{src.name} of {src.host}" if firewall else f"{src.name} on {src.host}") if src.host else src.name
+    on = "by" if firewall else "on"
     who = d.host or "this host"
-    same = d.host is not None and d.host == d2.host
+    same = d.host is not None and d.host == src.host
     direction = "RX" if rx and not tx else "TX" if tx and not rx else "RX+TX"
+    if firewall:
+        direction = "firewall"
     if rest >= 0:
         severity: Severity = "high"
         arithmetic = (
@@ -303,34 +351,36 @@ def _match(
             f"and the other {rest:,} drop{'s' if rest != 1 else ''} needed no retransmission — pure ACKs (a later "
             "ACK covers them) and ACK-bearing segments whose loss a cumulative ACK repaired"
         )
-        title = f"{drops:,} drops on {where} explain the {r:,} TCP retransmissions of {who}"
+        title = f"{drops:,} drops {on} {where} explain the {r:,} TCP retransmissions of {who}"
     else:
         severity = "medium" if explained * 2 >= r else "low"
         arithmetic = (
             f"{drops:,} {direction} drops < {r:,} retransmissions: these drops explain at most {explained:,} of them "
             f"({explained / r:.0%}); the other {r - drops:,} were lost elsewhere on the path (or were spurious)"
         )
-        title = f"{drops:,} drops on {where} explain at most {explained:,} of the {r:,} TCP retransmissions of {who}"
+        title = f"{drops:,} drops {on} {where} explain at most {explained:,} of the {r:,} TCP retransmissions of {who}"
+    refs = (*d.refs("TcpRetransSegs", {}), *(Ref(evidence=i, label=f"drops: {src.name}") for i in src.evidence))
     return Finding(
         kind="host.drops_match_retransmits",
-        layer="neighbours" if VIRTUAL.match(name) or d2.role == "hypervisor" else "network",
+        layer="neighbours" if src.virtual or src.role == "hypervisor" else "network",
         severity=severity,
         title=title,
         explanation=(
             f"{who} retransmitted {r:,} TCP segments (TcpRetransSegs) {_when(d, host=False)}; {where} dropped "
-            f"{rx:,} received and {tx:,} sent packets {_when(d2, host=False)}. {arithmetic}. "
-            + ("Drops on a host's own interface" if same else "Drops on an interface of another host of the path")
+            + (f"{rx:,} packets" if direction == "firewall" else f"{rx:,} received and {tx:,} sent packets")
+            + f" {src.when}. {arithmetic}. "
+            + ("Drops on a host's own interface" if same else "Drops on another host of the path")
             + " cost the sender at least one retransmission timeout (200 ms minimum) when fast retransmit cannot "
             "repair them, as in one-request-per-round-trip traffic."
         ),
-        refs=(*d.refs("TcpRetransSegs", {}), *d2.refs(f"interface {name}", {})),
-        key=f"{name}-{d.key}-{d2.key}",
-        data={"interface": name, "interface_host": d2.host, "retransmit_host": d.host,
-              "hosts": [h for h in dict.fromkeys((d.host, d2.host)) if h],
+        refs=refs,
+        key=f"{src.key}-{d.key}",
+        data={"interface": src.name, "interface_host": src.host, "retransmit_host": d.host,
+              "hosts": [h for h in dict.fromkeys((d.host, src.host)) if h],
               "drops": drops, "rx_dropped": rx, "tx_dropped": tx, "retransmits": r, "difference": drops - r,
               "explained": explained, "explains_all": rest >= 0, "arithmetic": arithmetic,
-              "evidence": [*d.evidence, *d2.evidence],
-              "retransmit_evidence": [d.before, d.after], "interface_evidence": [d2.before, d2.after]},
+              "evidence": [*d.evidence, *src.evidence],
+              "retransmit_evidence": [d.before, d.after], "interface_evidence": src.evidence},
     )  # fmt: skip
 
 
@@ -342,10 +392,14 @@ def _limit(evidence: Sequence[EvidenceResult], d: Delta, name: str) -> tuple[flo
         if name in s.get("limits_bps", {}):
             return float(s["limits_bps"][name]), "given limit"
         if name in s.get("speeds_mbps", {}):
-            return float(s["speeds_mbps"][name]) * 1e6, "NIC speed from ethtool"
-    for ev in evidence:
-        if ev.kind == KIND and name in ev.summary.get("limits_bps", {}):
+            return float(s["speeds_mbps"][name]) * 1e6, f"NIC speed ({evidence[idx].name})"
+    for ev in evidence:  # another file of the same host: a given limit, or its NIC speed
+        if ev.kind != KIND or ev.provenance.host != d.host:
+            continue
+        if name in ev.summary.get("limits_bps", {}):
             return float(ev.summary["limits_bps"][name]), "given limit"
+        if name in ev.summary.get("speeds_mbps", {}):
+            return float(ev.summary["speeds_mbps"][name]) * 1e6, f"NIC speed ({ev.name})"
     return None, ""
 
 

@@ -41,6 +41,8 @@ _PAIR = re.compile(r"(?P<k>[a-z]+)[ :](?P<v>\d+)")
 _PROCDEV_ROW = re.compile(r"^\s*(?P<name>[^\s:]+):\s*(?P<nums>\d+(?:\s+\d+){15})\s*$")
 _ETHTOOL_ROW = re.compile(r"^\s+(?P<k>\S.*?):\s+(?P<v>-?\d+)\s*$")  # keys may hold ": " (rxq0: rx_pkts)
 _ETHTOOL_CMD = re.compile(r"^(?:#|\$)\s*ethtool(?:\s+-S)?\s+(?P<iface>\S+)\s*$")
+#: ``grep . /sys/class/net/*/speed``: a NIC's link speed in Mbit/s (-1 or absent when it has none).
+_SYS_SPEED = re.compile(r"^/sys/class/net/(?P<iface>[^/\s]+)/speed:\s*(?P<v>-?\d+)$")
 _SPEED = re.compile(r"^\s*Speed:\s*(?P<v>\d+)\s*Mb/s", re.I)
 _CONNTRACK_S = re.compile(r"^cpu=\d+\s+(?P<body>(?:\w+=\d+\s*)+)$")
 _NSTAT = re.compile(r"^(?P<k>[A-Z][A-Za-z0-9_]+)\s+(?P<v>-?\d+)(?:\s+-?[\d.]+)?\s*$")
@@ -206,6 +208,10 @@ class CounterParser:
             return
         if (m := _ETHTOOL_CMD.match(stripped)) is not None:
             self._ethtool_name = m.group("iface")
+            return
+        if (m := _SYS_SPEED.match(stripped)) is not None:
+            if int(m.group("v")) > 0:
+                self.snap.speeds_mbps[m.group("iface")] = int(m.group("v"))
             return
         if stripped == "#kernel":
             self._format("nstat")
