@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from django.contrib.auth.models import User
 
 from analysis import services
 from analysis.models import AnalysisRun, Correlation, Finding
-from config.celery import app
 from tests.conftest import client_for
 from tests.worker import WorkerProcess, wait_for
 
@@ -49,14 +47,6 @@ def make_bundle(where: Path) -> list[Path]:
     return sorted(bundle.iterdir())  # shell-glob order: every "-after" before its "-before"
 
 
-@pytest.fixture
-def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
-    app.control.purge()
-    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
-    yield process
-    process.stop()
-
-
 def settled(incident: Any) -> bool:
     """Every run finished and the correlation computed from what the incident holds now."""
     if AnalysisRun.objects.filter(evidence__incident=incident).exclude(status__in=("done", "failed")).exists():
@@ -73,7 +63,7 @@ def numbers(title: str) -> list[str]:
 
 
 def test_the_console_finds_what_the_cli_finds_on_the_same_files(
-    owner: User, incident: Any, worker: WorkerProcess, tmp_path: Path
+    owner: User, incident: Any, analysis_worker: WorkerProcess, tmp_path: Path
 ) -> None:
     files = make_bundle(tmp_path)
     client = client_for(owner)
@@ -90,7 +80,7 @@ def test_the_console_finds_what_the_cli_finds_on_the_same_files(
     url = f"/api/incidents/{incident.pk}/evidence/{ids['kernel-versions.txt']}/"
     assert client.patch(url, {"host": "client", "role": "client"}, format="json").status_code == 200
     last_change = time.monotonic()
-    wait_for(lambda: settled(incident), timeout=120, what="the analyses and the correlation", worker=worker)
+    wait_for(lambda: settled(incident), timeout=120, what="the analyses and the correlation", worker=analysis_worker)
     took = time.monotonic() - last_change
     steps = {s["layer"]: s for s in client.get(f"/api/incidents/{incident.pk}/checklist/").json()}
 

@@ -232,13 +232,23 @@ def drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts: Facts) 
     found = facts.of("host.drops_match_retransmits")
     if not found:
         return None
+    # The guest's side first (a client's retransmissions), then the others over the same drops, in a few words.
+    roles = {ev.provenance.host: ev.provenance.role for ev in facts.evidence}
+    found = sorted(found, key=lambda pair: roles.get(pair[1].data.get("retransmit_host")) != "client")
     parts = []
     complete = False
-    for _, f in found:
+    for n, (_, f) in enumerate(found):
         d = f.data
         hosts = facts.hosts_of(f)
         dropper = d.get("interface_host") or (hosts[-1] if hosts else None)
         sender = d.get("retransmit_host") or (hosts[0] if hosts else None)
+        complete = complete or bool(d.get("explains_all", f.severity == "high"))
+        if n:
+            parts.append(
+                f"TCP on {sender or 'another host'} retransmitted {_n(d.get('retransmits'))} segments over "
+                f"the same interval ({'all' if d.get('explains_all') else 'some'} explained by the same drops)"
+            )
+            continue  # fmt: skip
         where = f" on {dropper}" if dropper else ""
         guest = f" on {sender}" if sender and sender != dropper else ""
         text = (
@@ -249,7 +259,6 @@ def drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts: Facts) 
         if isinstance(arithmetic, str) and arithmetic:
             text += f": {arithmetic.rstrip('.')}"
         parts.append(text)
-        complete = complete or bool(d.get("explains_all", f.severity == "high"))
     tails, words = _latency_tails(facts, "rto_min_200ms")
     rto = facts.of("tcp.rto_retransmit")
     reason = "; ".join(parts) + (
@@ -710,11 +719,10 @@ def settle(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> d
     """Per step, the files that would settle it, from what the incident already holds (empty: nothing to add)."""
     facts = Facts(evidence=evidence, findings=findings)
     out: dict[str, list[str]] = {step: [] for step in STEPS}
-    counters = [ev for ev in evidence if ev.kind == "counters"]
     captures = [ev for ev in evidence if ev.kind == "capture"]
     # Neighbours: rates need two snapshots and a link speed.
     usage = facts.of("neighbours.link_usage")
-    if not counters:
+    if not usage:
         out["neighbours"].append(
             "upload `ip -s link` from each host at two moments (before and after the slow transfer), with "
             "`ethtool IFACE` for the link speed"
@@ -755,8 +763,9 @@ def settle(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]) -> d
     # Application: its socket options and deadline.
     if not any(ev.kind in ("strace", "app_config") for ev in evidence):
         client = next(iter(facts.hosts("client")), None)
+        on = f" on {client}" if client and client != "client" else ""
         out["application"].append(
-            f"upload an strace of the client{' on ' + client if client else ''} (`strace -f -tt -T -y`) or its "
+            f"upload an strace of the client{on} (`strace -f -tt -T -y`) or its "
             "client configuration, to read the socket options and the deadline it sets"
         )
     # Kernel: versions before and after, and the settings that size the window.
