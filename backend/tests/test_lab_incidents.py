@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.conftest import client_for
-from tests.test_parity import WORKERS_TESTS, settled
+from tests.test_parity import WORKERS_TESTS, settled, upload_all
 from tests.worker import WorkerProcess, wait_for
 
 sys.path.insert(0, str(WORKERS_TESTS))
@@ -33,13 +33,7 @@ pytestmark = [
 def through_the_console(incident: Any, user: User, files: list[Path], worker: WorkerProcess) -> dict[str, Any]:
     """Upload the files in this order, wait for the final suggestions; the steps by layer, and the wait."""
     client = client_for(user)
-    for path in files:
-        response = client.post(
-            f"/api/incidents/{incident.pk}/evidence/upload/?filename={path.name}",
-            path.read_bytes(),
-            content_type="application/octet-stream",
-        )
-        assert response.status_code == 201, response.content
+    upload_all(client, incident, files)
     last_upload = time.monotonic()
     wait_for(lambda: settled(incident), timeout=120, what="the analyses and the correlation", worker=worker)
     took = time.monotonic() - last_upload

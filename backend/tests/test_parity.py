@@ -55,18 +55,8 @@ def settled(incident: Any) -> bool:
     return correlation is not None and correlation.inputs == services._inputs(incident.pk)[2]
 
 
-NUMBER = re.compile(r"\d[\d,.]*")
-
-
-def numbers(title: str) -> list[str]:
-    return NUMBER.findall(title)
-
-
-def test_the_console_finds_what_the_cli_finds_on_the_same_files(
-    owner: User, incident: Any, analysis_worker: WorkerProcess, tmp_path: Path
-) -> None:
-    files = make_bundle(tmp_path)
-    client = client_for(owner)
+def upload_all(client: Any, incident: Any, files: list[Path]) -> dict[str, int]:
+    """Upload the files through the API in this order; their evidence ids by file name."""
     ids = {}
     for path in files:
         response = client.post(
@@ -76,6 +66,15 @@ def test_the_console_finds_what_the_cli_finds_on_the_same_files(
         )
         assert response.status_code == 201, response.content
         ids[path.name] = response.json()["id"]
+    return ids
+
+
+def test_the_console_finds_what_the_cli_finds_on_the_same_files(
+    owner: User, incident: Any, analysis_worker: WorkerProcess, tmp_path: Path
+) -> None:
+    files = make_bundle(tmp_path)
+    client = client_for(owner)
+    ids = upload_all(client, incident, files)
     # The kernel versions do not say their host: a person says it on the card, and to the CLI with --host.
     url = f"/api/incidents/{incident.pk}/evidence/{ids['kernel-versions.txt']}/"
     assert client.patch(url, {"host": "client", "role": "client"}, format="json").status_code == 200
