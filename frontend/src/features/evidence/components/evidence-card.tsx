@@ -105,7 +105,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       <dl className="facts">
         <div>
           <dt>Kind</dt>
-          <dd>{evidence.kind}</dd>
+          <dd>{kind?.label ?? evidence.kind}</dd>
         </div>
         <div>
           <dt>Size</dt>
