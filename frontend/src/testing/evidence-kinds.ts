@@ -90,6 +90,36 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "text"
         },
         {
+          "key": "rtt",
+          "label": "RTT",
+          "unit": "seconds"
+        },
+        {
+          "key": "largest_transfer",
+          "label": "Largest transfer",
+          "unit": "bytes"
+        },
+        {
+          "key": "server_ports",
+          "label": "Server ports",
+          "unit": "text"
+        },
+        {
+          "key": "server_port_count",
+          "label": "Server ports",
+          "unit": "count"
+        },
+        {
+          "key": "deadline_closes",
+          "label": "Closes while the peer was sending",
+          "unit": "count"
+        },
+        {
+          "key": "receive_window",
+          "label": "Receive window that capped throughput",
+          "unit": "bytes_exact"
+        },
+        {
           "key": "connections",
           "label": "Connections",
           "unit": "count"
@@ -275,11 +305,6 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "text"
         },
         {
-          "key": "rtt",
-          "label": "RTT",
-          "unit": "seconds"
-        },
-        {
           "key": "cap",
           "label": "Cap (window / RTT)",
           "unit": "bytes/s"
@@ -312,6 +337,11 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         {
           "key": "age",
           "label": "Age",
+          "unit": "seconds"
+        },
+        {
+          "key": "round_age",
+          "label": "Round deadline",
           "unit": "seconds"
         },
         {
@@ -423,6 +453,36 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "b_server",
           "label": "Second capture: server",
           "unit": "text"
+        },
+        {
+          "key": "evidence",
+          "label": "Evidence",
+          "unit": "count"
+        },
+        {
+          "key": "hosts",
+          "label": "Hosts",
+          "unit": "text"
+        },
+        {
+          "key": "segments",
+          "label": "Segments (first, second capture)",
+          "unit": "count"
+        },
+        {
+          "key": "largest_segment",
+          "label": "Largest segment (first, second capture)",
+          "unit": "bytes_exact"
+        },
+        {
+          "key": "bytes_compared",
+          "label": "Sequence space compared",
+          "unit": "bytes"
+        },
+        {
+          "key": "type",
+          "label": "Type",
+          "unit": "text"
         }
       ]
     },
@@ -435,9 +495,85 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "findings": [
         "app.socket_options",
         "app.rcvbuf_pinned",
-        "app.timeout"
+        "app.timeout",
+        "app.deadline_close"
       ],
       "keys": [
+        {
+          "key": "deadline_source",
+          "label": "Deadline from",
+          "unit": "text"
+        },
+        {
+          "key": "closer",
+          "label": "Closer",
+          "unit": "text"
+        },
+        {
+          "key": "close_ages_s",
+          "label": "Closed at ages",
+          "unit": "seconds"
+        },
+        {
+          "key": "connections",
+          "label": "Connections",
+          "unit": "count"
+        },
+        {
+          "key": "connection_ids",
+          "label": "Connections",
+          "unit": "connection"
+        },
+        {
+          "key": "peer_unacked_at_fin",
+          "label": "Peer unacked at FIN",
+          "unit": "bytes"
+        },
+        {
+          "key": "peer_bytes_after_fin",
+          "label": "Peer bytes after FIN",
+          "unit": "bytes"
+        },
+        {
+          "key": "rtt_s",
+          "label": "Handshake RTT",
+          "unit": "seconds"
+        },
+        {
+          "key": "evidence",
+          "label": "Evidence",
+          "unit": "count"
+        },
+        {
+          "key": "hosts",
+          "label": "Hosts",
+          "unit": "text"
+        },
+        {
+          "key": "deadline_ms",
+          "label": "Deadline counted down",
+          "unit": "ms"
+        },
+        {
+          "key": "deadline_s",
+          "label": "Deadline",
+          "unit": "seconds"
+        },
+        {
+          "key": "last_wait_ms",
+          "label": "Last wait",
+          "unit": "ms"
+        },
+        {
+          "key": "countdown_waits",
+          "label": "Waits counting down",
+          "unit": "count"
+        },
+        {
+          "key": "countdown_lines",
+          "label": "Countdown starts at lines",
+          "unit": "count"
+        },
         {
           "key": "fd",
           "label": "File descriptor",
@@ -720,6 +856,36 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "fits_timeout",
           "label": "Fits the timeout",
           "unit": "text"
+        },
+        {
+          "key": "measured_window",
+          "label": "Window the capture measured",
+          "unit": "bytes_exact"
+        },
+        {
+          "key": "measured_window_source",
+          "label": "Measured window from",
+          "unit": "text"
+        },
+        {
+          "key": "agrees_with",
+          "label": "Prediction agrees for",
+          "unit": "text"
+        },
+        {
+          "key": "agrees_with_measured",
+          "label": "Agrees with the measured window",
+          "unit": "text"
+        },
+        {
+          "key": "missing",
+          "label": "Missing inputs",
+          "unit": "text"
+        },
+        {
+          "key": "window_note",
+          "label": "Window note",
+          "unit": "text"
         }
       ]
     },
@@ -757,6 +923,31 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "host.conntrack_pressure"
       ],
       "keys": [
+        {
+          "key": "host",
+          "label": "Host",
+          "unit": "text"
+        },
+        {
+          "key": "hosts",
+          "label": "Hosts",
+          "unit": "text"
+        },
+        {
+          "key": "role",
+          "label": "Host role",
+          "unit": "text"
+        },
+        {
+          "key": "ordered_by",
+          "label": "Snapshots ordered by",
+          "unit": "text"
+        },
+        {
+          "key": "pair",
+          "label": "Snapshots diffed",
+          "unit": "text"
+        },
         {
           "key": "delta",
           "label": "Difference of two snapshots",
@@ -951,6 +1142,46 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "tuples_share_of_max",
           "label": "Tuples against the table size",
           "unit": "share"
+        },
+        {
+          "key": "tuples_exceed_table",
+          "label": "Port range \u00d7 server ports exceeds the table",
+          "unit": "text"
+        },
+        {
+          "key": "interface_host",
+          "label": "Dropping host",
+          "unit": "text"
+        },
+        {
+          "key": "retransmit_host",
+          "label": "Retransmitting host",
+          "unit": "text"
+        },
+        {
+          "key": "rx_dropped",
+          "label": "RX drops",
+          "unit": "count"
+        },
+        {
+          "key": "tx_dropped",
+          "label": "TX drops",
+          "unit": "count"
+        },
+        {
+          "key": "explained",
+          "label": "Retransmissions the drops explain",
+          "unit": "count"
+        },
+        {
+          "key": "explains_all",
+          "label": "Drops explain every retransmission",
+          "unit": "text"
+        },
+        {
+          "key": "arithmetic",
+          "label": "Arithmetic",
+          "unit": "text"
         }
       ]
     },
@@ -1783,6 +2014,7 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "facts": [
         "closer",
         "age",
+        "round_age",
         "spread",
         "connections",
         "peer_bytes_after_fin",
@@ -1825,7 +2057,10 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "matched_connections",
+        "bytes_compared",
         "segments_compared",
+        "segments",
+        "largest_segment",
         "lost_segments",
         "rate",
         "only_in_a",
@@ -1846,6 +2081,18 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "label": "Address translation",
           "columns": [],
           "by": ""
+        },
+        {
+          "key": "missing_in_b",
+          "label": "Seen in the first capture only",
+          "columns": [],
+          "by": ""
+        },
+        {
+          "key": "missing_in_a",
+          "label": "Seen in the second capture only",
+          "columns": [],
+          "by": ""
         }
       ],
       "keys": []
@@ -1856,7 +2103,10 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "matched_connections",
+        "bytes_compared",
         "segments_compared",
+        "segments",
+        "largest_segment",
         "lost_segments",
         "rate",
         "only_in_a",
@@ -1876,6 +2126,18 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         {
           "key": "nat",
           "label": "Address translation",
+          "columns": [],
+          "by": ""
+        },
+        {
+          "key": "missing_in_b",
+          "label": "Seen in the first capture only",
+          "columns": [],
+          "by": ""
+        },
+        {
+          "key": "missing_in_a",
+          "label": "Seen in the second capture only",
           "columns": [],
           "by": ""
         }
@@ -1935,10 +2197,13 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "syscall",
+        "deadline_s",
         "timeout_ms",
         "close_age_s",
         "count",
-        "fds"
+        "fds",
+        "last_wait_ms",
+        "countdown_waits"
       ],
       "tables": [
         {
@@ -1965,6 +2230,24 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "by": ""
         }
       ],
+      "keys": []
+    },
+    {
+      "kind": "app.deadline_close",
+      "evidence_kind": "strace",
+      "view": "",
+      "facts": [
+        "deadline_s",
+        "deadline_source",
+        "closer",
+        "close_ages_s",
+        "connections",
+        "peer_unacked_at_fin",
+        "peer_bytes_after_fin",
+        "rtt_s",
+        "connection_ids"
+      ],
+      "tables": [],
       "keys": []
     },
     {
@@ -2010,6 +2293,10 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "tcp_adv_win_scale_source",
         "tcp_rmem",
         "rmem_max",
+        "measured_window",
+        "measured_window_source",
+        "agrees_with",
+        "missing",
         "regressed"
       ],
       "tables": [
@@ -2022,7 +2309,8 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
             "window",
             "throughput_bps",
             "transfer_s",
-            "fits_timeout"
+            "fits_timeout",
+            "agrees_with_measured"
           ],
           "by": ""
         }
@@ -2034,11 +2322,13 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "evidence_kind": "counters",
       "view": "",
       "facts": [
+        "host",
+        "pair",
+        "ordered_by",
         "counters",
         "retrans_rate",
         "interval_s",
         "per_second",
-        "delta",
         "resets"
       ],
       "tables": [],
@@ -2049,10 +2339,12 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "evidence_kind": "counters",
       "view": "",
       "facts": [
+        "host",
+        "pair",
+        "ordered_by",
         "listen_overflows",
         "listen_drops",
-        "interval_s",
-        "delta"
+        "interval_s"
       ],
       "tables": [],
       "keys": []
@@ -2062,11 +2354,13 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "evidence_kind": "counters",
       "view": "",
       "facts": [
+        "host",
+        "pair",
+        "ordered_by",
         "interface",
         "virtual",
         "drops",
         "interval_s",
-        "delta",
         "stats"
       ],
       "tables": [],
@@ -2078,9 +2372,16 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "interface",
+        "interface_host",
+        "retransmit_host",
         "drops",
+        "rx_dropped",
+        "tx_dropped",
         "retransmits",
         "difference",
+        "explained",
+        "explains_all",
+        "arithmetic",
         "retransmit_evidence",
         "interface_evidence"
       ],
@@ -2092,6 +2393,9 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "evidence_kind": "counters",
       "view": "",
       "facts": [
+        "host",
+        "pair",
+        "ordered_by",
         "near_limit",
         "clears_layer",
         "reason",
@@ -2132,7 +2436,10 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "server_ports_source",
         "possible_tuples",
         "tuples_share_of_max",
-        "stats"
+        "tuples_exceed_table",
+        "stats",
+        "interval_s",
+        "host"
       ],
       "tables": [],
       "keys": []
