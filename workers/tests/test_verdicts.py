@@ -106,7 +106,11 @@ def test_drops_on_a_hosts_interface_explain_the_guests_retransmissions_only_susp
     part = drops(drops=40, explains_all=False, arithmetic="40 drops explain 40 of the 87 retransmissions")
     s = verdicts.drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts(GUEST_AND_HOST, part))
     assert s is not None and s.verdict == "suspect" and "explain part of the retransmissions" in s.reason
-    assert "ip -s link" in s.needs[0]
+    assert "40 drops explain 40 of the 87 retransmissions" in s.reason and "ip -s link" in s.needs[0]
+    even = drops(drops=87, arithmetic="87 drops ≥ 87 retransmissions: the other 0 drops needed no retransmission")
+    s = verdicts.drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts(GUEST_AND_HOST, even))
+    assert s is not None and "retransmitted 87 segments over the same interval" in s.reason
+    assert "one retransmission for every drop" in s.reason and "the other 0" not in s.reason
 
 
 def test_drops_on_a_hosts_interface_explain_the_guests_retransmissions_needs_the_joining_finding() -> None:

@@ -256,7 +256,9 @@ def drops_on_a_hosts_interface_explain_the_guests_retransmissions(facts: Facts) 
             f"{_n(d.get('retransmits'))} segments over the same interval ({facts.files_of(f)})"
         )
         arithmetic = d.get("arithmetic") or d.get("explanation")
-        if isinstance(arithmetic, str) and arithmetic:
+        if d.get("drops") is not None and d.get("drops") == d.get("retransmits"):
+            text += ": one retransmission for every drop"
+        elif isinstance(arithmetic, str) and arithmetic:
             text += f": {arithmetic.rstrip('.')}"
         parts.append(text)
     tails, words = _latency_tails(facts, "rto_min_200ms")
