@@ -303,9 +303,35 @@ def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path) -> Eviden
     if run.evidence.path.exists():
         link.symlink_to(run.evidence.path)
     summary = dict(run.summary or {})
+    connections = _stored_connections(run) if run.evidence.kind == "capture" else ()
     if known.taken_at is not None and known.source.get("taken_at") == "user":
         summary["timestamp"] = known.taken_at  # a person's time over the file's own, wherever the engine reads it
-    return EvidenceResult(path=str(link), kind=run.evidence.kind, summary=summary, provenance=known)
+    return EvidenceResult(
+        path=str(link), kind=run.evidence.kind, summary=summary, provenance=known, connections=connections
+    )
+
+
+def _stored_connections(run: AnalysisRun) -> tuple[Any, ...]:
+    """The capture's connection table as the engine's rows, from the run's stored ones: matching two captures
+    then reads each file once (for its segments), not twice (the table would otherwise be read again)."""
+    from whodunnet.capture.connections import Connection, Direction, SynEvent
+
+    def direction(row: dict[str, Any]) -> Direction:
+        return Direction(**{**row, "rto_examples": tuple(tuple(example) for example in row["rto_examples"])})
+
+    rows = CaptureConnection.objects.filter(run=run).order_by("conn_id").values_list("detail", flat=True)
+    return tuple(
+        Connection(
+            **{
+                **row,
+                "syn_times": tuple(SynEvent(**event) for event in row["syn_times"]),
+                "synack_times": tuple(SynEvent(**event) for event in row["synack_times"]),
+                "c2s": direction(row["c2s"]),
+                "s2c": direction(row["s2c"]),
+            }
+        )
+        for row in rows
+    )
 
 
 def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:

@@ -290,3 +290,15 @@ def test_a_correlation_computed_from_inputs_that_changed_meanwhile_is_not_writte
     monkeypatch.setattr(services, "_combine", real)
     services.correlate(incident_id=incident.pk)  # the one the change queued
     assert Correlation.objects.get(incident=incident).provenance[str(first.pk)]["host"] == "vm-a"
+
+
+@pytest.mark.django_db
+def test_a_captures_stored_connection_table_is_the_engines_own(owner: User, incident: Any) -> None:
+    from whodunnet.capture import analyze_capture
+    from whodunnet.limits import DEFAULT_LIMITS
+
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback-scenarios.pcap")
+    run = AnalysisRun.objects.get(evidence=evidence)
+    stored = services._stored_connections(run)
+    fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
+    assert len(stored) > 1 and stored == fresh.connections
