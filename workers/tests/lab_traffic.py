@@ -11,6 +11,9 @@ Clients (print one line and exit)::
                                                  until SECONDS after its connect, then FIN
     client connect HOST PORT N                   N short connections: connect, 1 request, close
     client rr HOST PORT N ROUNDS SIZE            N connections x ROUNDS request/responses
+    client crr HOST PORTS N THREADS CSV          N short connections (PORTS comma-separated, in turn),
+                                                 each connect + one-byte request/response + close, from
+                                                 THREADS threads; each one's time written to CSV
     client rr1 HOST PORT ROUNDS CSV              one connection, ROUNDS one-byte request/responses,
                                                  each one's latency written to CSV (time,latency_ms)
 """
@@ -163,6 +166,38 @@ def client_rr1(host: str, port: int, rounds: int, out: str) -> None:
     print("ok")
 
 
+def client_crr(host: str, ports: list[int], n: int, threads: int, out: str) -> None:
+    rows: list[str] = []
+    lock = threading.Lock()
+    todo = iter(range(n))
+
+    def work() -> None:
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            started = time.time()
+            error = ""
+            try:
+                with socket.create_connection((host, ports[i % len(ports)]), timeout=10) as s:
+                    s.sendall(b"q")
+                    s.recv(1)
+            except OSError as exc:
+                error = type(exc).__name__
+            with lock:
+                rows.append(f"{started:.6f},{(time.time() - started) * 1000:.3f},{error}")
+
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    with open(out, "w") as f:
+        f.write("time,latency_ms,error\n" + "\n".join(sorted(rows)) + "\n")
+    print("ok")
+
+
 def main() -> None:
     role, kind, *rest = sys.argv[1:]
     if role == "server" and kind == "bulk":
@@ -171,6 +206,8 @@ def main() -> None:
         server_rr(int(rest[0]), int(rest[1]))
     elif role == "server" and kind == "rr1":
         server_rr1(int(rest[0]))
+    elif role == "client" and kind == "crr":
+        client_crr(rest[0], [int(p) for p in rest[1].split(",")], int(rest[2]), int(rest[3]), rest[4])
     elif role == "client" and kind == "rr1":
         client_rr1(rest[0], int(rest[1]), int(rest[2]), rest[3])
     elif role == "client" and kind == "deadline":

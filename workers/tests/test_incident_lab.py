@@ -72,7 +72,7 @@ def one(result: AnalysisResult, kind: str, **where: object) -> Finding:
 
 def said(result: AnalysisResult) -> list[tuple[str, str]]:
     """What a person reads, whatever position each file had."""
-    return sorted((f.kind, f.title) for f in result.findings)
+    return sorted((f.kind, f.title, f.explanation) for f in result.findings)
 
 
 def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_path: Path) -> None:
@@ -83,7 +83,8 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
     files = sorted(bundle.iterdir())  # a shell's glob: *-after* before *-before*
     result = analyze(files)
     reversed_result = analyze(list(reversed(files)))
-    assert said(result) == said(reversed_result)
+    assert said(result) == said(reversed_result) == said(analyze(files[::2] + files[1::2]))  # and mixed
+    model_reversed = one(reversed_result, "kernel.receive_window_model")
 
     names = {e.name: e for e in result.evidence}
     assert names["client.pcap"].provenance.host == "client" and names["server.pcap"].provenance.role == "server"
@@ -116,6 +117,7 @@ def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_p
     # The window model uses the measured RTT and the strace deadline, nothing invented.
     model = one(result, "kernel.receive_window_model")
     assert model.data["rtt_source"].startswith("capture client.pcap, handshake")
+    assert model.explanation == model_reversed.explanation
     assert 2 * ONE_WAY_MS <= model.data["rtt_ms"] <= 2 * ONE_WAY_MS + 40
     assert model.data["timeout_source"].startswith("strace client.strace: a poll loop counting down 10.0 s")
     assert model.data["so_rcvbuf"] == RCVBUF and model.data["missing"] == []
@@ -173,3 +175,66 @@ def test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms
     tails = one(result, "latency.timer_signature")
     assert "rto_min_200ms" in tails.data["matches"], tails.explanation
     assert time.monotonic() - started < 40
+
+
+@pytest.fixture
+def tiny_conntrack_table() -> Iterator[int]:
+    """net.netfilter.nf_conntrack_max is global (read-only inside a namespace): set it small for the
+    test and put it back. Each namespace counts its own entries against it, and only the lab's NAT
+    namespace tracks connections here, so others are not starved unless they hold as many."""
+    path = Path("/proc/sys/net/netfilter/nf_conntrack_max")
+    before = path.read_text().strip()
+    path.write_text("256\n")
+    try:
+        yield 256
+    finally:
+        path.write_text(before + "\n")
+
+
+def test_seed_004s_conntrack_table_full_on_the_middlebox(
+    lab: NetLab, tmp_path: Path, tiny_conntrack_table: int
+) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    started = time.monotonic()
+    lab.sysctl("c", "net.ipv4.ip_local_port_range=40000 40199")  # 200 ports × 2 server ports > 256 entries
+    for port in ("7031", "7032"):
+        lab.spawn("s", sys.executable, TRAFFIC, "server", "rr1", port)
+    time.sleep(0.3)
+
+    def snap(when: str) -> None:
+        (bundle / f"client-nstat-{when}.txt").write_text(stamped(lab.ex("c", "nstat", "-asz")))
+        (bundle / f"nat-conntrack-S-{when}.txt").write_text(stamped(lab.ex("n", "conntrack", "-S")))
+
+    snap("before")
+    # Entries in TIME-WAIT leave the table as their timeout passes; the kernel's garbage collector
+    # is too lazy to show that within a test, so closed connections' entries are removed as they
+    # would expire: new connections get in only after their SYN has been dropped and resent.
+    lab.spawn("n", "sh", "-c", "while :; do sleep 0.8; conntrack -D -p tcp --state TIME_WAIT; done")
+    cap = lab.capture("c", "client.pcap")
+    latency = bundle / "client-connect-times.csv"
+    lab.ex("c", "timeout", "60", sys.executable, TRAFFIC, "client", "crr", SERVER_IP, "7031,7032", "320", "32",
+           str(latency))  # fmt: skip
+    cap.stop().rename(bundle / "client.pcap")
+    traffic_s = time.monotonic() - started
+    snap("after")
+    (bundle / "nat-sysctl.txt").write_text(
+        lab.ex("n", "sysctl", "net.netfilter.nf_conntrack_max", "net.netfilter.nf_conntrack_count")
+    )
+    (bundle / "client-sysctl.txt").write_text(lab.ex("c", "sysctl", "net.ipv4.ip_local_port_range"))
+
+    files = sorted(bundle.iterdir())
+    result = analyze(files)
+    assert said(result) == said(analyze(list(reversed(files))))
+    table = one(result, "host.conntrack_pressure", host="nat")
+    assert table.data["max"] == tiny_conntrack_table and table.data["failures"]["drop"] > 0
+    assert table.data["port_range_size"] == 200 and table.data["server_ports"] == 2
+    assert table.data["tuples_exceed_table"] is True and table.severity == "high"
+    assert "capture client.pcap" in table.data["server_ports_source"]
+    syn = one(result, "tcp.syn_retransmit")
+    assert syn.data["connections"] >= 1 and syn.data["max_delay"] >= 0.9
+    retrans = one(result, "host.retransmits", host="client")
+    assert retrans.data["counters"]["TcpExtTCPSynRetrans"] >= syn.data["connections"]
+    tails = one(result, "latency.timer_signature")
+    assert "syn_timeout_1s" in tails.data["matches"], tails.explanation
+    assert time.monotonic() - started < 40, f"{traffic_s:.1f} s of traffic"

@@ -47,3 +47,17 @@ def test_a_fixed_timeout_is_not_a_countdown(tmp_path: Path) -> None:
     path.write_text(FIXED)
     (f,) = [f for f in analyze([path]).findings if f.kind == "app.timeout"]
     assert "deadline_ms" not in f.data and f.title == "poll timed out 1 time after 500 ms on fd 5"
+
+
+def test_the_window_model_takes_the_deadline_and_a_lower_bound_of_the_size_from_strace(tmp_path: Path) -> None:
+    trace = tmp_path / "client.strace"
+    trace.write_text(HEAD + TIMED_OUT + TAIL)
+    kernels = tmp_path / "kernels.txt"
+    kernels.write_text("before: 6.5.13\nafter: 6.6.10\n")
+    (model,) = [f for f in analyze([trace, kernels]).findings if f.kind == "kernel.receive_window_model"]
+    assert model.data["timeout_ms"] == pytest.approx(10_000, abs=10)
+    assert model.data["timeout_source"] == "strace client.strace: a poll loop counting down 10.0 s"
+    assert model.data["transfer_bytes"] == 32768
+    assert model.data["transfer_source"].startswith("strace client.strace: what fd 5 read before the close cut it off")
+    assert model.data["rtt_ms"] is None and model.data["missing"][0].startswith("no RTT: upload a capture")
+    assert all(k["transfer_s"] is None for k in model.data["kernels"])

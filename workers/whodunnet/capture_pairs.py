@@ -12,9 +12,10 @@ points. Findings: ``path.loss_between_captures`` or ``path.no_loss_between_captu
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -488,7 +489,7 @@ def compare_captures(
     findings: list[Finding] = []
     for n, (ia, ea) in enumerate(caps):
         for ib, eb in caps[n + 1 :]:
-            pair = compare_pair(ia, ea, ib, eb, limits=limits)
+            pair = _compare_cached(ia, ea, ib, eb, limits)
             if not pair.connections:
                 continue
             pairs.append(pair)
@@ -498,10 +499,40 @@ def compare_captures(
     return pairs, findings
 
 
-def _with_connections(index: int, ev: EvidenceResult, limits: Limits) -> EvidenceResult:
-    from dataclasses import replace
+#: Recent results by the files' identity (real path, size, modification time) and the limits: the
+#: console's worker matches the same two captures again each time another file of the incident arrives.
+_CACHE: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+CACHE_SIZE = 16
 
+
+def _identity(path: str) -> tuple[str, int, int]:
+    st = os.stat(path)
+    return os.path.realpath(path), st.st_size, st.st_mtime_ns
+
+
+def _cached(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    value = make()
+    _CACHE[key] = value
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return value
+
+
+def _compare_cached(ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, limits: Limits) -> CapturePair:
+    key = ("pair", _identity(ea.path), _identity(eb.path), limits)
+    pair: CapturePair = _cached(key, lambda: compare_pair(ia, ea, ib, eb, limits=limits))
+    return replace(pair, a=ia, b=ib)
+
+
+def _with_connections(index: int, ev: EvidenceResult, limits: Limits) -> EvidenceResult:
     from whodunnet.capture import analyze_capture
 
-    again, _ = analyze_capture(index, Path(ev.path), limits=limits)
-    return replace(ev, connections=again.connections)
+    def read() -> tuple[Any, ...]:
+        again, _ = analyze_capture(index, Path(ev.path), limits=limits)
+        return again.connections
+
+    connections: tuple[Any, ...] = _cached(("connections", _identity(ev.path), limits), read)
+    return replace(ev, connections=connections)

@@ -43,6 +43,9 @@ def test_it_reproduces_seed_000s_receive_window_arithmetic(tmp_path: Path) -> No
     assert before["transfer_s"] is None and before["fits_timeout"] is None and bare.severity == "info"
     assert [m.split(":")[0] for m in bare.data["missing"]] == ["no RTT", "no transfer size", "no application deadline"]
     assert "upload a capture" in bare.explanation
+    # The files' names say which kernel came first, whatever order they are given in.
+    again = one(analyze([files[0], files[2], files[1], files[3]]).findings, "kernel.receive_window_model")
+    assert [k["kernel"] for k in again.data["kernels"]] == ["6.5.13", "6.6.10-1-aws"]
     # With what a person knows set as values (RTT, size, deadline), the write-up's arithmetic follows.
     given = tmp_path / "settings.txt"
     given.write_text("whodunnet.rtt_ms = 136.6\nwhodunnet.transfer_bytes = 10485760\nwhodunnet.timeout_ms = 30000\n")

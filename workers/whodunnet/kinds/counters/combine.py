@@ -108,7 +108,7 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
 def _when(d: Delta, *, host: bool = True) -> str:
     on = f"on {d.host} " if d.host and host else ""
     if d.before is None:
-        return on + "since boot (one snapshot" + (f" {d.names[0]})" if d.names else ")")
+        return on + "since boot (one snapshot)"
     first, last = (d.names[0], d.names[-1]) if d.names else (f"evidence {d.before}", f"evidence {d.after}")
     if d.interval_s is not None:
         return f"{on}over {d.interval_s:.1f} s ({first} → {last})"

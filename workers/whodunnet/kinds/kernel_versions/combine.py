@@ -12,7 +12,8 @@ and what needs it is not computed.
 * RTT: a capture's handshake RTT (median over its connections with a captured handshake), else
   its smallest data RTT; else ``whodunnet.rtt_ms = N`` a person set (sysctl file or app config).
 * transfer size: ``whodunnet.transfer_bytes`` a person set; else the largest transfer a capture
-  saw (one side of one connection: what arrived before any close).
+  saw (one side of one connection), else the most an strace shows read from one socket; cut off
+  by the application's close, it is a lower bound (the transfer can then exceed, never fit).
 * deadline: the deadline an strace poll loop counts down; else an strace fixed close age; else a
   capture's connect-to-close age at a round value while the peer was still sending; else Kafka
   ``request.timeout.ms``; else ``whodunnet.timeout_ms`` a person set.
@@ -31,6 +32,7 @@ from whodunnet.kernel.versions import version_tuple
 from whodunnet.kernel.window import transfer_seconds, window_for_rcvbuf
 from whodunnet.kinds.sysctl.parser import get_int, values_of
 from whodunnet.model import EvidenceResult, Finding, Ref
+from whodunnet.provenance import order_hint
 
 #: A predicted window "agrees" with the measured one within this share (window-scale rounding,
 #: the receive buffer's own rounding; a different regime differs by 2x or more).
@@ -54,7 +56,15 @@ def kernel_pairs(evidence: Sequence[EvidenceResult]) -> list[tuple[dict[str, Any
                 loose.append(entry)
     pairs = [(p["before"], p["after"]) for p in roled.values() if "before" in p and "after" in p]
     if not pairs and len(loose) >= 2:
-        pairs.append(({**loose[0], "role": "before"}, {**loose[-1], "role": "after"}))
+        # Files that each name one kernel: before/after by the file names' words, else when each
+        # was taken, else the order given.
+        def when(entry: dict[str, Any]) -> tuple[int, float]:
+            ev = evidence[entry["evidence"]]
+            hint = order_hint(ev.path)
+            return (hint if hint is not None else 2, ev.provenance.taken_at or 0.0)
+
+        ordered = sorted(loose, key=when)
+        pairs.append(({**ordered[0], "role": "before"}, {**ordered[-1], "role": "after"}))
     return pairs
 
 
@@ -194,7 +204,9 @@ def _config(evidence: Sequence[EvidenceResult], sysctl_key: str, prop_key: str) 
 
 
 def _captures(evidence: Sequence[EvidenceResult]) -> list[tuple[int, EvidenceResult]]:
-    return [(i, ev) for i, ev in enumerate(evidence) if ev.kind == "capture"]
+    """The captures, the client's first, then by name: the same choice whatever order the files came in."""
+    caps = [(i, ev) for i, ev in enumerate(evidence) if ev.kind == "capture"]
+    return sorted(caps, key=lambda c: (c[1].provenance.role != "client", c[1].name, c[0]))
 
 
 def _capture_rtt(evidence: Sequence[EvidenceResult]) -> tuple[float, str] | None:
@@ -229,6 +241,20 @@ def _transfer(evidence: Sequence[EvidenceResult]) -> tuple[int, str] | None:
                 f"capture {ev.name}, connection {t.get('connection')}: what the {t.get('sender')} sent"
                 + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
             )
+    if best is not None:
+        return best
+    for ev in evidence:  # no capture: what the application read from one socket
+        if ev.kind != "strace":
+            continue
+        for sock in ev.summary.get("sockets") or ():
+            n = sock.get("bytes_received")
+            if isinstance(n, int) and n > 0 and (best is None or n > best[0]):
+                cut = bool(sock.get("timeout_lines"))
+                best = (
+                    n,
+                    f"strace {ev.name}: what fd {sock.get('fd')} read"
+                    + (f"{CUT_OFF}the transfer needed at least this)" if cut else ""),
+                )
     return best
 
 

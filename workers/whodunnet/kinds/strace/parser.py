@@ -92,6 +92,8 @@ class Socket:
     closed_how: str | None = None
     fds: list[int] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
+    #: Bytes the application read from the socket (recv/recvfrom/recvmsg/read return values).
+    bytes_received: int = 0
 
     def age(self) -> float | None:
         if self.opened_at is None or self.closed_at is None:
@@ -120,6 +122,7 @@ class Socket:
             "closed_how": self.closed_how,
             "age_s": round(age, 6) if age is not None else None,
             "timeout_lines": list(self.timeouts),
+            "bytes_received": self.bytes_received,
         }
 
 
@@ -361,6 +364,8 @@ class StraceTrace:
             if c.args[1].startswith("F_DUPFD"):
                 self.open[c.retval] = sock
                 sock.fds.append(c.retval)
+        if name in RECVS and c.retval is not None and c.retval > 0:
+            sock.bytes_received += c.retval
         if name in WAITS:
             self._wait(c)
         elif name in RECVS and c.errno in ("EAGAIN", "EWOULDBLOCK"):  # noqa: SIM102
