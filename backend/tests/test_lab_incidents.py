@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,18 @@ from tests.test_parity import WORKERS_TESTS, settled, upload_all
 from tests.worker import WorkerProcess, wait_for
 
 sys.path.insert(0, str(WORKERS_TESTS))
-from netlab import SERVER_IP, NetLab, lab_unavailable  # type: ignore[import-not-found]
+import test_incident_lab as incident_lab  # type: ignore[import-not-found]
+from netlab import NetLab, lab_unavailable  # type: ignore[import-not-found]
 
-TRAFFIC = str(WORKERS_TESTS / "lab_traffic.py")
+# The engine's fixture that makes the table tiny (and puts it back).
+from test_incident_lab import tiny_conntrack_table  # type: ignore[import-not-found]  # noqa: F401
+
+
+@pytest.fixture
+def netlab(tmp_path: Path) -> Iterator[Any]:
+    with NetLab(tmp_path) as lab:
+        yield lab
+
 
 pytestmark = [
     pytest.mark.worker,
@@ -48,35 +58,42 @@ def through_the_console(incident: Any, user: User, files: list[Path], worker: Wo
 
 
 def test_seed_004s_drops_on_a_host_of_the_path_are_the_networks_culprit(
-    owner: User, incident: Any, analysis_worker: WorkerProcess, tmp_path: Path
+    owner: User, incident: Any, analysis_worker: WorkerProcess, netlab: Any, tmp_path: Path
 ) -> None:
-    # netperf TCP_RR's shape: one-byte requests and answers on one connection; the host in the middle drops one
-    # packet in 80 towards the server (never a SYN). Snapshots are stamped as a person takes them (date, tool).
-    bundle = tmp_path / "bundle"
-    bundle.mkdir()
-    (tmp_path / "lab").mkdir()
-    with NetLab(tmp_path / "lab") as lab:
-        lab.router_rules(f"ip daddr {SERVER_IP} tcp flags & syn == 0 numgen inc mod 80 == 40 counter drop")
-        lab.spawn("s", sys.executable, TRAFFIC, "server", "rr1", "7030")
-        time.sleep(0.3)
-        for when in ("before", "after"):
-            if when == "after":
-                csv = bundle / "client-latency.csv"
-                lab.ex("c", "timeout", "60", sys.executable, TRAFFIC, "client", "rr1", SERVER_IP, "7030", "1200",
-                       str(csv))  # fmt: skip
-            for ns, host in (("c", "client"), ("s", "server")):
-                text = lab.ex(ns, "nstat", "-asz")
-                (bundle / f"{host}-nstat-{when}.txt").write_text(f"=== {time.time():.6f}\n{text}")
-            text = lab.nft_output("r", "list ruleset")
-            (bundle / f"router-nft-{when}.txt").write_text(f"=== {time.time():.6f}\n{text}")
-        dropped = int(re.findall(r"counter packets (\d+)", lab.nft_output("r", "list table inet lab"))[0])
-    assert dropped >= 5, "the lab dropped too little to test anything"
+    # The engine's lab incident makes the bundle (and checks the engine's own answer): netperf TCP_RR's shape, one
+    # connection of one-byte requests, the host in the middle dropping one packet in 100 towards the server.
+    incident_lab.test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(netlab, tmp_path)
+    nft = (tmp_path / "bundle" / "router-nft-after.txt").read_text()
+    dropped = int(re.findall(r"counter packets (\d+)", nft)[0])
 
     incident.title = "RR tail latency, uploaded in reverse order"
     incident.save()
-    steps = through_the_console(incident, owner, sorted(bundle.iterdir(), reverse=True), analysis_worker)
+    steps = through_the_console(incident, owner, sorted((tmp_path / "bundle").iterdir(), reverse=True), analysis_worker)
     network = steps["network"]["suggestion"]
     assert network["verdict"] == "culprit", network
     assert f"dropped {dropped:,} packets" in network["reason"] and "on router" in network["reason"]
     assert "The retransmissions are these drops" in network["reason"]
     assert "200 ms" in network["reason"], network["reason"]
+
+
+def test_seed_004s_conntrack_table_full_is_the_networks_culprit(
+    owner: User,
+    incident: Any,
+    analysis_worker: WorkerProcess,
+    netlab: Any,
+    tmp_path: Path,
+    tiny_conntrack_table: int,  # noqa: F811
+) -> None:
+    # A middlebox whose conntrack table holds 256 entries; a client opening many short connections to two ports.
+    incident_lab.test_seed_004s_conntrack_table_full_on_the_middlebox(netlab, tmp_path, tiny_conntrack_table)
+
+    incident.title = "Connect tails through the NAT, uploaded in reverse order"
+    incident.save()
+    steps = through_the_console(incident, owner, sorted((tmp_path / "bundle").iterdir(), reverse=True), analysis_worker)
+    network = steps["network"]["suggestion"]
+    assert network["verdict"] == "culprit", network
+    reason = network["reason"]
+    assert re.search(r"the conntrack table on nat held [\d,]+ of 256 entries and counted [\d,]+ dropped", reason)
+    assert "200 ephemeral ports × 2 server ports" in reason and "400 possible connections" in reason
+    assert "SYN retransmissions on client" in reason and "handshakes retried" in reason
+    assert "1 s initial timeout" in reason, reason

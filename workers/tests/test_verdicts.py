@@ -47,7 +47,7 @@ def usage(near: list[str], utilisation: float, source: str = "NIC speed from eth
 def test_a_neighbour_near_its_link_limit_is_suspect_with_the_rate_the_speed_and_its_source() -> None:
     s = verdicts.a_neighbour_near_its_link_limit_is_suspect(facts(LINK, usage(["eth0"], 0.95)))
     assert s is not None and s.verdict == "suspect" and s.findings == (0,)
-    assert "eth0 ran at 950.00 Mbit/s over the 30.0 s between the snapshots, 95% of its 1.00 Gbit/s link" in s.reason
+    assert "eth0 ran at 950.00 Mbit/s over the 30 s between the snapshots, 95% of its 1.00 Gbit/s link" in s.reason
     assert "(NIC speed from ethtool) on hv1" in s.reason and s.needs
 
 
@@ -139,10 +139,10 @@ def conntrack(**data: Any) -> Finding:
 
 
 def test_conntrack_table_full_is_the_culprit_with_its_drops_and_the_syn_retransmits() -> None:
-    syn = finding("host.retransmits", refs=(2,), counters={"TCPSynRetrans": 31, "TcpRetransSegs": 31})
+    syn = finding("host.retransmits", refs=(2,), counters={"TcpExtTCPSynRetrans": 31, "TcpRetransSegs": 31})
     s = verdicts.conntrack_table_full_is_the_culprit(facts(MIDDLEBOX, conntrack(), syn))
     assert s is not None and s.verdict == "culprit" and s.findings == (0, 1) and not s.needs
-    assert "the conntrack table on fw held 512 of 512 entries and counted 18 drop" in s.reason
+    assert "the conntrack table on fw held 512 of 512 entries and counted 18 dropped" in s.reason
     assert "28,232 ephemeral ports × 4 server ports" in s.reason and "112,928 possible connections" in s.reason
     assert "31 SYN retransmissions on client" in s.reason
 

@@ -106,7 +106,7 @@ def _n(value: Any) -> str:
     """A count with thousands separators; a float with at most one decimal."""
     if isinstance(value, bool) or value is None:
         return str(value)
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) >= 100):
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return f"{int(value):,}"
     return f"{value:,.1f}"
 
@@ -287,6 +287,15 @@ def _failures(data: Mapping[str, Any]) -> dict[str, int]:
     return {k: int(v) for k, v in raw.items() if isinstance(v, int | float) and v}
 
 
+#: conntrack -S counters in words.
+FAILURE_WORDS = {"drop": "dropped", "insert_failed": "failed inserts", "early_drop": "early drops",
+                 "chaintoolong": "chains too long"}  # fmt: skip
+
+
+def _syn_retransmits(counters: Mapping[str, Any]) -> Any:
+    return counters.get("TcpExtTCPSynRetrans", counters.get("TCPSynRetrans"))
+
+
 def conntrack_table_full_is_the_culprit(facts: Facts) -> Suggestion | None:
     """A connection-tracking table that is full (entries at the maximum, or insert failures and drops counted):
     new connections' SYNs are dropped, which shows as SYN retransmissions and 1 s connect tails; when the
@@ -308,7 +317,7 @@ def conntrack_table_full_is_the_culprit(facts: Facts) -> Suggestion | None:
             said.append(f"held {_n(count)} of {_n(maximum)} entries")
         failures = _failures(d)
         if failures:
-            said.append("and counted " + ", ".join(f"{_n(v)} {k.replace('_', ' ')}" for k, v in failures.items()))
+            said.append("and counted " + ", ".join(f"{_n(v)} {FAILURE_WORDS.get(k, k)}" for k, v in failures.items()))
         elif not (count is not None and maximum and count >= maximum):
             said.append("has room now")
         text = " ".join(said) + f" ({facts.files_of(f)})"
@@ -324,15 +333,13 @@ def conntrack_table_full_is_the_culprit(facts: Facts) -> Suggestion | None:
         parts.append(text)
     chain: list[tuple[int, Finding]] = list(found)
     syn = facts.of("tcp.syn_retransmit", "tcp.synack_retransmit")
-    syn_counters = [
-        (i, f) for i, f in facts.of("host.retransmits") if (f.data.get("counters") or {}).get("TCPSynRetrans")
-    ]
+    syn_counters = [(i, f) for i, f in facts.of("host.retransmits") if _syn_retransmits(f.data.get("counters") or {})]
     effects = []
     if syn:
         effects.append(f"the captures show handshakes retried ({_titles(facts, syn)})")
         chain.extend(syn)
     for _, f in syn_counters:
-        effects.append(f"{_n(f.data['counters']['TCPSynRetrans'])} SYN retransmissions{_on(facts.hosts_of(f))}")
+        effects.append(f"{_n(_syn_retransmits(f.data['counters']))} SYN retransmissions{_on(facts.hosts_of(f))}")
     chain.extend(syn_counters)
     tails, words = _latency_tails(facts, "syn_timeout_1s", "syn_linear_2s", "syn_timeout_3s", "syn_1_2_4s")
     effects.extend(words)
