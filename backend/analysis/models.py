@@ -43,6 +43,9 @@ class AnalysisRun(models.Model):
     resend_after = models.DateTimeField(null=True, blank=True)
     engine_version = models.CharField(max_length=20, blank=True)
     summary = models.JSONField(null=True, blank=True)
+    # Where the engine says the file comes from ({"host", "role", "taken_at", "source"}: whodunnet.model.Provenance
+    # as JSON), read from the content and the file name; a person's values on the evidence win over it.
+    provenance = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     error_offset = models.BigIntegerField(null=True, blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
@@ -61,6 +64,12 @@ class Correlation(models.Model):
     incident = models.OneToOneField(Incident, on_delete=models.CASCADE, related_name="correlation")
     computed_at = models.DateTimeField(auto_now=True)
     evidence_ids = models.JSONField(default=list)
+    # A digest of what the last computation read (each evidence's latest run and provenance): the same inputs
+    # give the same findings, so a correlation queued again with nothing changed is skipped.
+    inputs = models.CharField(max_length=64, blank=True)
+    # Where each evidence comes from, as the engine was given it (by evidence id: whodunnet.model.Provenance as
+    # JSON): a person's values, else the file's own, else what the other files say (a capture's host).
+    provenance = models.JSONField(default=dict)
     # How counter snapshots were paired: one entry per counters evidence, with its role
     # (before/after/only/between), the snapshot it is diffed with and the interval between them.
     counter_pairs = models.JSONField(default=list)

@@ -18,6 +18,6 @@ def read_evidence(*, evidence: Evidence, **_: Any) -> None:
     services.queue_run(evidence=evidence, forced_kind=forced)
 
 
-@receiver(signals.captured_at_changed, dispatch_uid="analysis.pair_snapshots_again")
-def pair_snapshots_again(*, evidence: Evidence, **_: Any) -> None:
+@receiver(signals.provenance_changed, dispatch_uid="analysis.correlate_again")
+def correlate_again(*, evidence: Evidence, **_: Any) -> None:
     services.queue_correlation(incident_id=evidence.incident_id)

@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from analysis import provenance
 from analysis.models import (
     CONNECTION_COLUMNS,
     AnalysisRun,
@@ -16,7 +17,7 @@ from analysis.models import (
     FindingSeverity,
     RunStatus,
 )
-from evidence.models import Evidence
+from evidence.models import Evidence, Role
 from incidents.models import Layer
 from whodunnet import registry
 from whodunnet.tuning import Tuning
@@ -169,9 +170,44 @@ class SnapshotPairingSerializer(serializers.Serializer[Any]):
     other_filename = serializers.CharField(allow_null=True, help_text="That evidence's file name.")
     interval_s = serializers.FloatField(allow_null=True, help_text="Seconds between the two snapshots, if known.")
     ordered_by = serializers.ChoiceField(
-        choices=["time", "upload order"], help_text="What decided which snapshot is the earlier."
+        choices=["time", "file name", "counters", "upload order"],
+        help_text="What decided which snapshot is the earlier: when each was taken, before/after in the file names, "
+        "the counters themselves (monotonic counters mostly grow), or, failing all, the upload order.",
+    )
+    host = serializers.CharField(
+        allow_null=True, default=None, help_text="The host both snapshots come from (never paired across hosts)."
     )
     formats = serializers.ListField(child=serializers.CharField(), help_text="The counter formats compared.")
+
+
+SOURCES = ["user", "content", "filename", "default"]
+SOURCE_HELP = (
+    "Where the value comes from: user (a person set it), content (read from the file), filename (read from its "
+    "name), default (the engine's guess); null when unknown."
+)
+
+
+class KnownHostSerializer(serializers.Serializer[Any]):
+    value = serializers.CharField(allow_null=True, help_text="The host's name or address; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
+
+
+class KnownRoleSerializer(serializers.Serializer[Any]):
+    value = serializers.ChoiceField(choices=Role.choices, allow_null=True, help_text="The role; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
+
+
+class KnownTimeSerializer(serializers.Serializer[Any]):
+    value = serializers.DateTimeField(allow_null=True, help_text="When it was taken; null when unknown.")
+    source = serializers.ChoiceField(choices=SOURCES, allow_null=True, help_text=SOURCE_HELP)  # type: ignore[assignment]  # a field, not Field.source
+
+
+class ProvenanceSerializer(serializers.Serializer[Any]):
+    """Where a file comes from; a person's value (source user) wins over what was read from the file."""
+
+    host = KnownHostSerializer(help_text="The host the file was taken on.")
+    role = KnownRoleSerializer(help_text="The host's role on the path.")
+    taken_at = KnownTimeSerializer(help_text="When the snapshot was taken.")
 
 
 class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
@@ -182,8 +218,8 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     kind = serializers.CharField(read_only=True, help_text="Evidence kind, detected from content.")
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True, help_text="Who uploaded it.")
     uploaded_at = serializers.DateTimeField(read_only=True, help_text="When it was uploaded.")
-    captured_at = serializers.DateTimeField(
-        read_only=True, allow_null=True, help_text="When the snapshot was taken, if a person said so."
+    provenance = serializers.SerializerMethodField(
+        help_text="Where the file comes from: host, role and when it was taken, each with the source of its value."
     )
     analysis = serializers.SerializerMethodField(help_text="The latest analysis run.")
     summary = serializers.SerializerMethodField(help_text="What the latest analysis read (packets, bytes, ...).")
@@ -203,7 +239,7 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "kind",
             "uploaded_by",
             "uploaded_at",
-            "captured_at",
+            "provenance",
             "analysis",
             "summary",
             "settings",
@@ -214,6 +250,16 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
     def get_analysis(self, evidence: Evidence) -> dict[str, Any] | None:
         run = latest_run(evidence)
         return dict(AnalysisRunSerializer(run).data) if run else None
+
+    @extend_schema_field(ProvenanceSerializer)
+    def get_provenance(self, evidence: Evidence) -> dict[str, Any]:
+        done = [run for run in evidence.runs.all() if run.status == RunStatus.DONE]
+        run = max(done, key=lambda run: run.pk) if done else None
+        try:
+            across = evidence.incident.correlation.provenance.get(str(evidence.pk))
+        except Correlation.DoesNotExist:
+            across = None
+        return provenance.for_card(evidence, run, across)
 
     @extend_schema_field(SnapshotPairingSerializer(allow_null=True))
     def get_pairing(self, evidence: Evidence) -> dict[str, Any] | None:

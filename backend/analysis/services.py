@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
+import json
 import logging
+import tempfile
 import time
 import uuid
 from collections.abc import Iterable
-from typing import Any, cast
+from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from analysis import dispatch
+from analysis import dispatch, provenance, selectors
 from analysis.models import (
     CONNECTION_COLUMNS,
     AnalysisRun,
@@ -35,7 +39,7 @@ from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from outbox import services as outbox
-from whodunnet.model import AnalysisResult, EvidenceResult, Layer, Severity, json_bytes
+from whodunnet.model import AnalysisResult, EvidenceResult, Provenance, json_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +112,8 @@ def _finding_row(finding: Any, evidence_ids: list[int], **scope: Any) -> Finding
 
 def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult) -> bool:
     """Write findings and the final status in one transaction, only if we still hold the claim."""
+    from whodunnet.provenance import infer
+
     evidence_result: EvidenceResult = result.evidence[0]
     error = evidence_result.error
     with transaction.atomic():
@@ -133,6 +139,8 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         locked.finished_at = timezone.now()
         locked.engine_version = result.engine_version
         locked.summary = dict(evidence_result.summary)
+        # Inferred again from the name the person uploaded it under (the engine saw the server-made name).
+        locked.provenance = infer(evidence.filename, evidence_result.kind, evidence_result.summary).to_json()
         locked.error = error.message if error else ""
         locked.error_offset = error.offset if error else None
         locked.error_line = error.line if error else None
@@ -211,43 +219,31 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
 
 
 def correlate(*, incident_id: int) -> int:
-    """Recompute the findings across an incident's evidence from the stored results.
+    """Recompute the findings across an incident's evidence with the engine's ``combine``.
 
-    Reads no file: the engine's ``combine`` works from the evidence summaries alone. Evidence
-    is taken in upload order; counter snapshots are then ordered by the time each was taken when
-    all of a group have one (from the file or ``Evidence.captured_at``), else in that order.
+    Each evidence's latest finished run gives its summary and findings; its provenance is a person's values
+    over what the engine read from the file (``analysis.provenance``), so snapshots pair per host in time order.
+    The engine also matches every two captures by their TCP sequence numbers, reading the files (this runs on
+    an analysis worker, which has them), so the console's findings are the CLI's on the same files. When
+    nothing it reads changed since the last computation (the same runs, kinds and provenance), it does nothing.
     Returns how many findings the incident now has across its evidence.
     """
-    from whodunnet.engine import combine, snapshot_pairing
-    from whodunnet.model import EvidenceResult as EngineEvidence
-    from whodunnet.model import Finding as EngineFinding
+    from whodunnet.provenance import across
 
-    finished = (
-        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
-        .select_related("evidence")
-        .order_by("evidence_id", "-id")
-    )
-    latest: dict[int, AnalysisRun] = {}
-    for run in finished:
-        latest.setdefault(run.evidence_id, run)
-    runs = [latest[key] for key in sorted(latest)]
+    runs, known, inputs = _inputs(incident_id)
     evidence_ids = [run.evidence_id for run in runs]
-    results = [
-        EngineEvidence(path=run.evidence.filename, kind=run.evidence.kind, summary=_summary(run)) for run in runs
-    ]
-    stored = [
-        EngineFinding(
-            kind=f.kind,
-            layer=cast(Layer, f.layer),
-            severity=cast(Severity, f.severity),
-            title=f.title,
-            explanation=f.explanation,
-            key=f.key,
-            data=f.data,
+    existing = Correlation.objects.filter(incident_id=incident_id).values_list("inputs", flat=True).first()
+    if existing == inputs:
+        logger.info("incident %s: nothing changed since the last correlation", incident_id)
+        return Finding.objects.filter(correlation__incident_id=incident_id).count()
+    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where:
+        results = across(
+            [
+                _engine_evidence(run, k, Path(where) / str(index))
+                for index, (run, k) in enumerate(zip(runs, known, strict=True))
+            ]
         )
-        for f in Finding.objects.filter(run__in=runs).order_by("id")
-    ]
-    combined = combine(results, stored)
+        combined, pairing = _combine(runs, results)
     pairs = [
         {
             **pair,
@@ -255,36 +251,116 @@ def correlate(*, incident_id: int) -> int:
             "other": evidence_ids[pair["other"]] if pair["other"] is not None else None,
             "other_filename": runs[pair["other"]].evidence.filename if pair["other"] is not None else None,
         }
-        for pair in snapshot_pairing(results)
+        for pair in pairing
     ]
     with transaction.atomic():
         incident = Incident.objects.select_for_update().get(pk=incident_id)
+        if _inputs(incident_id)[2] != inputs:
+            # A file was analysed or a person changed a provenance while this ran: the correlation queued by that
+            # change writes the answer; this one, from older inputs, must not overwrite it.
+            logger.info("incident %s: inputs changed during the correlation; leaving it to the newer one", incident_id)
+            return Finding.objects.filter(correlation__incident_id=incident_id).count()
         correlation, _ = Correlation.objects.get_or_create(incident=incident)
         before = set(correlation.findings.values_list("kind", "key"))
+        said_before = (set(correlation.findings.values_list("title", flat=True)), correlation.counter_pairs)
         correlation.findings.all().delete()
         correlation.evidence_ids = evidence_ids
         correlation.counter_pairs = pairs
+        correlation.inputs = inputs
+        correlation.provenance = {
+            str(evidence_id): result.provenance.to_json()
+            for evidence_id, result in zip(evidence_ids, results, strict=True)
+        }
         correlation.save()
         rows = Finding.objects.bulk_create(
             _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)
         )
+        announced = False
         for row in rows:
             if (row.kind, row.key) not in before and row.severity in NOTABLE:
+                announced = True
                 record_event(
                     incident=incident,
                     kind=EventKind.FINDING,
                     summary=f"[{row.layer}] {row.title}",
                     data={"finding": row.pk, "kind": row.kind, "evidence": None},
                 )
+        changed = said_before != ({row.title for row in rows}, pairs)
+        if changed and not announced and (said_before[0] or rows):
+            # What the incident's evidence says together changed (a pairing, a number): say so, which is also
+            # how the open pages learn to show it.
+            record_event(
+                incident=incident,
+                kind=EventKind.ANALYSIS_FINISHED,
+                summary=f"Findings across the evidence recomputed: {len(rows)} finding{'s' if len(rows) != 1 else ''}",
+                data={"correlation": correlation.pk, "findings": len(rows), "evidence": None},
+            )
     return len(rows)
 
 
-def _summary(run: AnalysisRun) -> dict[str, Any]:
-    """The stored summary, with the time a person gave for the snapshot over the file's own."""
+def _inputs(incident_id: int) -> tuple[list[AnalysisRun], list[Provenance], str]:
+    """What a correlation reads: each evidence's latest finished run, its provenance, and a digest of both."""
+    from whodunnet import ENGINE_VERSION
+
+    runs = selectors.latest_runs(incident_id=incident_id)
+    known = [provenance.effective(run.evidence, run) for run in runs]
+    inputs = _digest(
+        [ENGINE_VERSION] + [[run.pk, run.evidence.kind, k.to_json()] for run, k in zip(runs, known, strict=True)]
+    )
+    return runs, known, inputs
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path) -> EvidenceResult:
+    """The run's result as the engine's ``combine`` takes it: its path is a link named as the person named the
+    file (findings name files by it, and "before"/"after" in a name orders snapshots) to the stored file, which
+    the engine reads to match captures."""
+    where.mkdir()
+    link = where / (Path(run.evidence.filename).name or "evidence")
+    if run.evidence.path.exists():
+        link.symlink_to(run.evidence.path)
     summary = dict(run.summary or {})
-    if run.evidence.captured_at is not None:
-        summary["timestamp"] = run.evidence.captured_at.timestamp()
-    return summary
+    connections = _stored_connections(run) if run.evidence.kind == "capture" else ()
+    if known.taken_at is not None and known.source.get("taken_at") == "user":
+        summary["timestamp"] = known.taken_at  # a person's time over the file's own, wherever the engine reads it
+    return EvidenceResult(
+        path=str(link), kind=run.evidence.kind, summary=summary, provenance=known, connections=connections
+    )
+
+
+def _stored_connections(run: AnalysisRun) -> tuple[Any, ...]:
+    """The capture's connection table as the engine's rows, from the run's stored ones: matching two captures
+    then reads each file once (for its segments), not twice (the table would otherwise be read again)."""
+    from whodunnet.capture.connections import Connection, Direction, SynEvent
+
+    def direction(row: dict[str, Any]) -> Direction:
+        return Direction(**{**row, "rto_examples": tuple(tuple(example) for example in row["rto_examples"])})
+
+    rows = CaptureConnection.objects.filter(run=run).order_by("conn_id").values_list("detail", flat=True)
+    return tuple(
+        Connection(
+            **{
+                **row,
+                "syn_times": tuple(SynEvent(**event) for event in row["syn_times"]),
+                "synack_times": tuple(SynEvent(**event) for event in row["synack_times"]),
+                "c2s": direction(row["c2s"]),
+                "s2c": direction(row["s2c"]),
+            }
+        )
+        for row in rows
+    )
+
+
+def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The engine's findings across evidence (from the runs' stored findings and the results) and its pairing."""
+    from whodunnet.engine import combine, snapshot_pairing
+
+    index = {run.evidence_id: i for i, run in enumerate(runs)}
+    stored = [selectors.engine_finding(f, index) for f in Finding.objects.filter(run__in=runs).order_by("id")]
+    return list(combine(results, stored)), list(snapshot_pairing(results))
 
 
 def _unique(findings: Iterable[Any]) -> list[Any]:

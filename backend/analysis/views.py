@@ -128,16 +128,13 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(request=EvidenceUpdateSerializer, responses={200: EvidenceSerializer})
     def patch(self, request: Request, incident_id: int, evidence_id: int) -> Response:
-        """Correct the kind, say when a snapshot was taken, or change a group of the kind's settings."""
+        """Correct the kind, say where the file comes from (host, role, taken at), or change a settings group."""
         user = current_user(request)
         incident = get_incident(user=user, incident_id=incident_id)
         evidence = get_evidence(incident=incident, evidence_id=evidence_id)
         form = EvidenceUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        if "captured_at" in form.validated_data:
-            evidence_services.set_captured_at(
-                user=user, evidence=evidence, captured_at=form.validated_data["captured_at"]
-            )
+        evidence_services.set_provenance(user=user, evidence=evidence, changes=form.validated_data)
         if "kind" in form.validated_data:
             evidence_services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
         for name, group in registry.settings_groups().items():

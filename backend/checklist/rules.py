@@ -1,79 +1,55 @@
-"""The rules that suggest a checklist step's verdict from the incident's findings: one function per case.
+"""The checklist's suggestions: a thin adapter over the engine's rules (``whodunnet.verdicts``).
 
-A rule gets the facts of one step (its layer, that layer's findings and every finding of the incident, for
-chains that cross layers) and returns a ``Suggestion`` or None. ``RULES`` is tried in order and the first rule
-that says something wins, so a rule that proves more (a culprit, from a complete chain of evidence) goes above
-the ones that only raise suspicion. Adding a rule is one function here and one line in ``RULES``; its test goes
-in ``tests/test_checklist_rules.py``.
+The rules themselves (one function per case, each with a docstring and a unit test in
+``workers/tests/test_verdicts.py``) live in the engine so that ``whodunnet analyze`` prints the same checklist
+as the console. This module hands them the incident as the engine reads it (``analysis.selectors.engine_view``)
+and turns their answer into the console's terms: the findings a reason cites become finding ids, and a step
+with no suggestion gets the files that would settle it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from analysis.models import Finding, FindingSeverity
-from incidents.models import Verdict
-
-# Findings that make a person look: a step with one of these is at least suspect.
-SERIOUS = (FindingSeverity.HIGH, FindingSeverity.MEDIUM)
-# How many findings a reason names before it stops listing.
-NAMED = 3
+from analysis.selectors import engine_view
+from incidents.models import Incident
+from whodunnet import verdicts
 
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A verdict the findings suggest, and the reason in words a person can check."""
+    """A verdict the findings suggest, the chain of evidence behind it and what would settle the step."""
 
     verdict: str
     reason: str
+    needs: tuple[str, ...]
+    findings: tuple[int, ...]  # the ids of the findings the reason cites
 
 
 @dataclass(frozen=True)
-class StepFacts:
-    """What a rule may look at for one step."""
+class StepAdvice:
+    """What the rules say about one step: a suggestion (or None) and the files that would settle it."""
 
-    layer: str
-    findings: Sequence[Finding]  # this layer's, oldest first
-    incident_findings: Sequence[Finding]  # every layer's, for rules that chain evidence across layers
-
-
-Rule = Callable[[StepFacts], Suggestion | None]
+    suggestion: Suggestion | None
+    needs: tuple[str, ...]
 
 
-def _titles(findings: Sequence[Finding]) -> str:
-    return "; ".join(finding.title for finding in findings[:NAMED])
-
-
-def notable_findings_make_the_step_suspect(facts: StepFacts) -> Suggestion | None:
-    """A high or medium finding in this layer is reason enough to suspect it; the reason names them."""
-    serious = [finding for finding in facts.findings if finding.severity in SERIOUS]
-    if not serious:
-        return None
-    return Suggestion(verdict=Verdict.SUSPECT, reason=f"{len(serious)} notable finding(s): {_titles(serious)}")
-
-
-def a_clearing_finding_clears_the_step(facts: StepFacts) -> Suggestion | None:
-    """An analyzer that checked this layer and found it fine (``data.clears_layer``) clears it.
-
-    Only reached when nothing serious was found: a clearing finding never outweighs a suspicious one.
-    """
-    clearing = [finding for finding in facts.findings if finding.data.get("clears_layer")]
-    if not clearing:
-        return None
-    return Suggestion(verdict=Verdict.CLEARED, reason=_titles(clearing))
-
-
-RULES: tuple[Rule, ...] = (
-    notable_findings_make_the_step_suspect,
-    a_clearing_finding_clears_the_step,
-)
-
-
-def suggest(facts: StepFacts, rules: Sequence[Rule] = RULES) -> Suggestion | None:
-    """The first suggestion a rule makes, in order; None when the findings say nothing about this step."""
-    for rule in rules:
-        suggestion = rule(facts)
-        if suggestion is not None:
-            return suggestion
-    return None
+def advise(*, incident: Incident) -> dict[str, StepAdvice]:
+    """Each step's suggestion and needs, by layer, from the incident's evidence and findings."""
+    evidence, findings, rows = engine_view(incident=incident)
+    suggestions = verdicts.checklist(evidence, findings)
+    missing = verdicts.settle(evidence, findings)
+    out: dict[str, StepAdvice] = {}
+    for step in verdicts.STEPS:
+        said = suggestions[step]
+        if said is None:
+            out[step] = StepAdvice(suggestion=None, needs=missing[step])
+            continue
+        suggestion = Suggestion(
+            verdict=said.verdict,
+            reason=said.reason,
+            needs=said.needs,
+            findings=tuple(rows[i].pk for i in said.findings),
+        )
+        out[step] = StepAdvice(suggestion=suggestion, needs=said.needs)
+    return out

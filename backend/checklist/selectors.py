@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.http import Http404
 
 from analysis.models import Finding
-from checklist.rules import StepFacts, Suggestion, suggest
+from checklist.rules import Suggestion, advise
 from incidents.models import ChecklistStep, Incident, Layer
 
 HINTS = {
@@ -30,21 +30,25 @@ class StepView:
     findings: list[Finding]
     suggestion: Suggestion | None
     hint: str
+    needs: tuple[str, ...]  # the files that would settle this step, from what the incident already holds
 
 
 def checklist(*, incident: Incident) -> list[StepView]:
-    """The four steps in order, each with its layer's findings and a suggested verdict (``checklist.rules``)."""
+    """The four steps in order, each with its layer's findings, a suggested verdict and what would settle it
+    (``checklist.rules``, over the engine's ``whodunnet.verdicts``)."""
     steps = {step.layer: step for step in incident.steps.select_related("updated_by")}
     everything = list(incident.findings.order_by("id"))
     by_layer: dict[str, list[Finding]] = {layer: [] for layer in Layer.values}
     for finding in everything:
         by_layer[finding.layer].append(finding)
+    advice = advise(incident=incident)
     return [
         StepView(
             step=steps[layer],
             findings=by_layer[layer],
-            suggestion=suggest(StepFacts(layer=layer, findings=by_layer[layer], incident_findings=everything)),
+            suggestion=advice[layer].suggestion,
             hint=HINTS[Layer(layer)],
+            needs=advice[layer].needs,
         )
         for layer in Layer.values
     ]

@@ -12,7 +12,13 @@ from incidents.models import Layer, Verdict
 
 class SuggestionSerializer(serializers.Serializer[Any]):
     verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The verdict the findings suggest.")
-    reason = serializers.CharField(help_text="Which findings suggest it.")
+    reason = serializers.CharField(
+        help_text="The chain of evidence in one paragraph, with every number and where it came from."
+    )
+    needs = serializers.ListField(
+        child=serializers.CharField(), help_text="What would settle the step when the chain is not complete."
+    )
+    findings = serializers.ListField(child=serializers.IntegerField(), help_text="The findings the reason cites.")
 
 
 class StepSerializer(serializers.Serializer[Any]):
@@ -26,7 +32,11 @@ class StepSerializer(serializers.Serializer[Any]):
     updated_at = serializers.DateTimeField(source="step.updated_at", allow_null=True, help_text="When.")
     findings = FindingSerializer(many=True, help_text="Findings of this layer.")
     suggestion = SuggestionSerializer(allow_null=True, help_text="What the findings suggest; a person decides.")
-    hint = serializers.CharField(help_text="What evidence would settle this step.")
+    hint = serializers.CharField(help_text="What kind of evidence speaks to this step, in general.")
+    needs = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The files that would settle this step, from what the incident already holds (empty: none).",
+    )
 
 
 class VerdictSerializer(serializers.Serializer[Any]):

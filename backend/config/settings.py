@@ -169,6 +169,7 @@ SPECTACULAR_SETTINGS = {
         "BisectStepStatusEnum": "bisects.models.StepStatus",
         "BisectScheduleKindEnum": "bisects.models.ScheduleKind",
         "KindEnum": "incidents.models.EventKind",
+        "HostRoleEnum": "evidence.models.Role",
         "RunStatusEnum": "analysis.models.RunStatus",
         "IncidentStatusEnum": "incidents.models.Status",
     },

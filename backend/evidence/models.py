@@ -11,6 +11,16 @@ from django.db import models
 from incidents.models import Incident
 
 
+class Role(models.TextChoices):
+    """A host's place on the path (``whodunnet.model.ROLES``)."""
+
+    CLIENT = "client", "Client"
+    SERVER = "server", "Server"
+    MIDDLEBOX = "middlebox", "Middlebox or router"
+    HYPERVISOR = "hypervisor", "Hypervisor"
+    OTHER = "other", "Other"
+
+
 class Evidence(models.Model):
     """One uploaded file. ``filename`` is display text only; ``storage_name`` is what is on disk."""
 
@@ -23,9 +33,14 @@ class Evidence(models.Model):
     detected_kind = models.CharField(max_length=20)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     uploaded_at = models.DateTimeField(auto_now_add=True)
-    # When a snapshot was taken, as a person says; it orders counter snapshots (before/after)
-    # and gives the interval for rates, over the file's own timestamp and the upload order.
-    captured_at = models.DateTimeField(null=True, blank=True)
+    # Where the file comes from, as a person says (null: not said; the engine's inference from the content or
+    # the file name is then used, stored on the analysis run). A person's value always wins.
+    # The host the file was taken on: a name ("db-1", "10.0.0.5").
+    host = models.CharField(max_length=100, null=True, blank=True)
+    # Its role on the path.
+    role = models.CharField(max_length=12, choices=Role.choices, null=True, blank=True)
+    # When a snapshot was taken; it orders a host's snapshots (before/after) and gives the interval for rates.
+    taken_at = models.DateTimeField(null=True, blank=True)
     # Analysis settings a person changed for this file (whodunnet.tuning.Tuning as JSON, e.g.
     # {"bbr": {"bottom_share": 0.1}}); empty means the engine's defaults.
     tuning = models.JSONField(default=dict, blank=True)

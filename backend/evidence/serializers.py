@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from evidence.models import Role
 from whodunnet import registry
 from whodunnet.engine import EVIDENCE_KINDS
 from whodunnet.kinds.settings import SettingsGroup
@@ -39,18 +40,35 @@ def _settings_field(group: SettingsGroup) -> serializers.Field[Any, Any, Any, An
 
 
 class _EvidenceUpdate(serializers.Serializer[Any]):
-    """Correct the kind, say when a snapshot was taken, or change a settings group (one field per group)."""
+    """Correct the kind, say where the file comes from (host, role, taken at), or change a settings group."""
 
     kind = serializers.CharField(
         required=False,
         help_text="The kind to read the file as, when detection from the content got it wrong: "
         "one of the kinds /api/evidence-kinds/ lists.",
     )
-    captured_at = serializers.DateTimeField(
+    host = serializers.CharField(
         required=False,
         allow_null=True,
-        help_text="When this snapshot was taken: orders counter snapshots and sets the interval of rates.",
+        allow_blank=True,
+        max_length=100,
+        help_text="The host the file was taken on (a name or an address); null or empty: as read from the file.",
     )
+    role = serializers.ChoiceField(
+        choices=Role.choices,
+        required=False,
+        allow_null=True,
+        help_text="The host's role on the path; null: as read from the file.",
+    )
+    taken_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="When this snapshot was taken: orders a host's snapshots and sets the interval of rates; "
+        "null: as read from the file.",
+    )
+
+    def validate_host(self, value: str | None) -> str | None:
+        return (value or "").strip() or None
 
     def validate_kind(self, value: str) -> str:
         if value not in EVIDENCE_KINDS:

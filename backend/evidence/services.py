@@ -75,18 +75,45 @@ def _retune(
     return evidence
 
 
-def set_captured_at(*, user: User, evidence: Evidence, captured_at: dt.datetime | None) -> Evidence:
-    """Say when a snapshot was taken; the findings across evidence are recomputed with it."""
+#: The provenance fields a person can set, with how the timeline names them.
+PROVENANCE_FIELDS = {"host": "host", "role": "role", "taken_at": "taken at"}
+
+
+def set_provenance(*, user: User, evidence: Evidence, changes: dict[str, Any]) -> Evidence:
+    """Say where a file comes from (host, role, when it was taken); None gives a field back to the engine.
+
+    A person's value wins over what the engine read from the content or the file name. The findings across the
+    incident's evidence are recomputed with it (snapshots pair per host, in time order).
+    """
     with transaction.atomic():
-        evidence.captured_at = captured_at
-        evidence.save(update_fields=["captured_at"])
-        said = captured_at.isoformat() if captured_at else "unknown (upload order)"
+        evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        # The card's form sends every field: only what differs is a change (and a line on the timeline).
+        changed = {
+            name: value
+            for name, value in changes.items()
+            if name in PROVENANCE_FIELDS and getattr(evidence, name) != value
+        }
+        if not changed:
+            return evidence
+        said = []
+        for name, value in changed.items():
+            setattr(evidence, name, value)
+            shown = value.isoformat() if isinstance(value, dt.datetime) else value
+            said.append(
+                f"{PROVENANCE_FIELDS[name]} {shown}"
+                if value is not None
+                else f"{PROVENANCE_FIELDS[name]} as the file says"
+            )
+        evidence.save(update_fields=list(changed))
         record_event(
             incident=evidence.incident,
             kind=EventKind.INCIDENT_UPDATED,
             actor=user,
-            summary=f"{evidence.filename}: taken at {said}",
-            data={"evidence": evidence.pk, "captured_at": captured_at.isoformat() if captured_at else None},
+            summary=f"{evidence.filename}: {', '.join(said)}",
+            data={
+                "evidence": evidence.pk,
+                **{k: v.isoformat() if isinstance(v, dt.datetime) else v for k, v in changed.items()},
+            },
         )
-        signals.send(signals.captured_at_changed, evidence=evidence)
+        signals.send(signals.provenance_changed, evidence=evidence)
     return evidence

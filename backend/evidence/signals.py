@@ -17,8 +17,9 @@ from django.dispatch import Signal
 # Sent with ``evidence``.
 needs_reading = Signal()
 
-# A person said when a snapshot was taken: which snapshot is diffed with which may change. Sent with ``evidence``.
-captured_at_changed = Signal()
+# A person said where a file comes from (host, role, when it was taken): which snapshot is diffed with which, and
+# every finding across evidence, may change. Sent with ``evidence``.
+provenance_changed = Signal()
 
 
 def send(signal: Signal, **kwargs: Any) -> None:

@@ -96,3 +96,15 @@ def copy_data(name: str, dest: Path) -> Path:
 @pytest.fixture
 def tmp_data(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
+
+
+@pytest.fixture
+def analysis_worker(evidence_dir: Path, tmp_path: Path) -> Iterator[Any]:
+    """A real Celery worker serving the analysis queues, pointed at this test's database and evidence folder."""
+    from config.celery import app
+    from tests.worker import WorkerProcess
+
+    app.control.purge()
+    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
+    yield process
+    process.stop()

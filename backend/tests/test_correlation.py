@@ -78,19 +78,17 @@ def test_it_analyses_a_file_again_as_the_kind_a_person_chose(owner: User, teamma
 
 @pytest.mark.django_db
 def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_taken(owner: User, incident: Any) -> None:
-    # The "after" snapshot is uploaded first: by upload order the deltas would be negative.
-    after = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt")
-    before = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt")
+    # The "after" snapshot is uploaded first, under names that do not say which is which: by upload order the
+    # deltas would be negative.
+    after = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "nstat-1.txt")
+    before = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt", "nstat-2.txt")
     client = client_for(owner)
     services.correlate(incident_id=incident.pk)
     card = client.get(f"/api/incidents/{incident.pk}/evidence/{after.pk}/").json()
-    assert card["pairing"] == {
-        "role": "before", "other": before.pk, "other_filename": "nstat-before.txt", "interval_s": None,
-        "ordered_by": "upload order", "formats": ["nstat"],
-    }  # fmt: skip
+    assert card["pairing"]["other"] == before.pk and card["pairing"]["ordered_by"] != "time"
     for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:30Z")):
         url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
-        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+        assert client.patch(url, {"taken_at": taken}, format="json").status_code == 200
     services.correlate(incident_id=incident.pk)
     retransmits = Finding.objects.get(incident=incident, correlation__isnull=False, kind="host.retransmits")
     assert retransmits.data["counters"]["TcpRetransSegs"] == 3
@@ -98,7 +96,10 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     assert retransmits.data["interval_s"] == 30.0
     cards = {e["id"]: e for e in client.get(f"/api/incidents/{incident.pk}/evidence/").json()}
     assert cards[before.pk]["pairing"]["role"] == "before" and cards[after.pk]["pairing"]["role"] == "after"
-    assert cards[after.pk]["pairing"]["other_filename"] == "nstat-before.txt"
+    assert cards[after.pk]["pairing"]["other_filename"] == "nstat-2.txt"
+    # The pairing changed: the timeline says the findings across the evidence were recomputed (open pages refresh).
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
+    assert any(s.startswith("Findings across the evidence recomputed") for s in summaries)
     assert cards[after.pk]["pairing"]["interval_s"] == 30.0 and cards[after.pk]["pairing"]["ordered_by"] == "time"
 
 
@@ -140,7 +141,7 @@ def test_interface_limits_given_on_the_card_decide_whether_a_link_is_near_its_li
     client = client_for(teammate)
     for evidence, taken in ((before, "2026-11-20T10:00:00Z"), (after, "2026-11-20T10:00:10Z")):
         url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
-        assert client.patch(url, {"captured_at": taken}, format="json").status_code == 200
+        assert client.patch(url, {"taken_at": taken}, format="json").status_code == 200
     url = f"/api/incidents/{incident.pk}/evidence/{after.pk}/"
     refused = client.patch(url, {"link_limits_bps": {"lo; rm -rf": 1e9}}, format="json")
     assert refused.status_code == 400 and "not an interface name" in refused.json()["link_limits_bps"][0]
@@ -220,3 +221,87 @@ def test_it_serves_every_evidence_kind_with_its_settings_and_how_its_findings_ar
     window = next(k for k in kinds["capture"]["keys"] if k["key"] == "window")
     assert window == {"key": "window", "label": "Window", "unit": "bytes_exact"}
     assert specs["kernel.known_change_in_range"]["view"] == "known_changes"
+
+
+@pytest.mark.django_db
+def test_a_person_says_where_a_file_comes_from_over_what_its_name_says(
+    owner: User, teammate: User, incident: Any
+) -> None:
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "client-nstat-after.txt")
+    client = client_for(teammate)
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+    card = client.get(url).json()
+    assert card["provenance"]["host"] == {"value": "client", "source": "filename"}
+    assert card["provenance"]["role"] == {"value": "client", "source": "filename"}
+
+    assert client.patch(url, {"role": "router"}, format="json").status_code == 400
+    response = client.patch(
+        url, {"host": " db-1 ", "role": "server", "taken_at": "2026-11-20T10:00:30Z"}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["provenance"] == {
+        "host": {"value": "db-1", "source": "user"},
+        "role": {"value": "server", "source": "user"},
+        "taken_at": {"value": "2026-11-20T10:00:30Z", "source": "user"},
+    }
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
+    assert "client-nstat-after.txt: host db-1, role server, taken at 2026-11-20T10:00:30+00:00" in summaries
+    # The correlation was queued by the change; it hands the engine the person's values.
+    services.correlate(incident_id=incident.pk)
+    given = incident.correlation.__class__.objects.get(incident=incident).provenance[str(evidence.pk)]
+    assert (given["host"], given["role"], given["source"]["host"]) == ("db-1", "server", "user")
+
+    # Unset: the file's name speaks again.
+    cleared = client.patch(url, {"host": "", "role": None}, format="json").json()
+    assert cleared["provenance"]["host"] == {"value": "client", "source": "filename"}
+    assert cleared["provenance"]["role"] == {"value": "client", "source": "filename"}
+
+
+@pytest.mark.django_db
+def test_it_does_not_recompute_the_correlation_when_nothing_it_reads_changed(owner: User, incident: Any) -> None:
+    from analysis.models import Correlation
+
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt", "client-nstat-before.txt")
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "client-nstat-after.txt")
+    services.correlate(incident_id=incident.pk)
+    first = Correlation.objects.get(incident=incident)
+    services.correlate(incident_id=incident.pk)
+    again = Correlation.objects.get(incident=incident)
+    assert again.computed_at == first.computed_at and again.inputs == first.inputs
+    assert Finding.objects.filter(correlation=again, kind="host.retransmits").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_correlation_computed_from_inputs_that_changed_meanwhile_is_not_written(
+    owner: User, incident: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis.models import Correlation
+    from evidence.services import set_provenance
+
+    first = upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-before.txt", "nstat-1.txt")
+    upload_and_analyse(incident, owner, DATA / "loopback" / "nstat-after.txt", "nstat-2.txt")
+    real = services._combine
+
+    def a_person_changes_a_host_meanwhile(*args: Any) -> Any:
+        answer = real(*args)
+        set_provenance(user=owner, evidence=first, changes={"host": "vm-a"})
+        return answer
+
+    monkeypatch.setattr(services, "_combine", a_person_changes_a_host_meanwhile)
+    services.correlate(incident_id=incident.pk)
+    assert not Correlation.objects.filter(incident=incident).exclude(inputs="").exists()
+    monkeypatch.setattr(services, "_combine", real)
+    services.correlate(incident_id=incident.pk)  # the one the change queued
+    assert Correlation.objects.get(incident=incident).provenance[str(first.pk)]["host"] == "vm-a"
+
+
+@pytest.mark.django_db
+def test_a_captures_stored_connection_table_is_the_engines_own(owner: User, incident: Any) -> None:
+    from whodunnet.capture import analyze_capture
+    from whodunnet.limits import DEFAULT_LIMITS
+
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback-scenarios.pcap")
+    run = AnalysisRun.objects.get(evidence=evidence)
+    stored = services._stored_connections(run)
+    fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
+    assert len(stored) > 1 and stored == fresh.connections

@@ -43,7 +43,9 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
         ("patch", base + f"evidence/{evidence.pk}/", {"bbr": {"min_bytes": 1000}}),
         ("patch", base + f"evidence/{evidence.pk}/", {"link_limits_bps": {"eth0": 1e10}}),
-        ("patch", base + f"evidence/{evidence.pk}/", {"captured_at": "2026-11-20T10:00:00Z"}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"taken_at": "2026-11-20T10:00:00Z"}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"host": "client-1", "role": "client"}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"host": None, "role": None, "taken_at": None}),
     ]
 
 
@@ -71,6 +73,8 @@ def test_it_answers_not_found_to_an_outsider_on_every_incident_endpoint(
     )
     assert upload.status_code == 404
     incident.refresh_from_db()
+    evidence.refresh_from_db()
+    assert (evidence.host, evidence.role, evidence.taken_at) == (None, None, None)
     assert incident.status == "open"
     assert not incident.events.filter(kind="note").exists()
     assert incident.evidence.count() == 1

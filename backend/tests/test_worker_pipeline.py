@@ -26,11 +26,8 @@ TERMINAL = ("done", "failed")
 
 
 @pytest.fixture
-def worker(evidence_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
-    app.control.purge()
-    process = WorkerProcess(kind="analysis", evidence_dir=evidence_dir, log_dir=tmp_path).start()
-    yield process
-    process.stop()
+def worker(analysis_worker: WorkerProcess) -> WorkerProcess:
+    return analysis_worker
 
 
 def upload(client: Any, incident: Any, body: bytes, name: str) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-// Issue 4 in the browser: counter snapshots uploaded in the wrong order are re-paired by the time
-// each was taken, and seed 003's BBR-candidate method is re-run with a setting a person changed.
+// Counter snapshots uploaded in the wrong order are re-paired by the time each was taken, snapshots of two hosts
+// pair per host once the cards say which host each is from, and seed 003's BBR-candidate method is re-run with
+// a setting a person changed.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { launch, screenshot, signIn, USERS } from './browser.mjs';
 
-const data = (name) => fileURLToPath(new URL(`./data/loopback/${name}`, import.meta.url));
+const data = (name, dir = 'loopback') => fileURLToPath(new URL(`./data/${dir}/${name}`, import.meta.url));
 let browser;
 
 before(async () => {
@@ -20,38 +22,56 @@ function cardOf(page, name) {
   return page.getByRole('article').filter({ has: page.getByRole('heading', { name, exact: true }) });
 }
 
-async function upload(page, name) {
-  await page.getByLabel('Upload evidence').setInputFiles(data(name));
+/** Uploads a file under another name (so the name says nothing the test does not want it to say). */
+async function upload(page, file, name = file, dir = 'loopback') {
+  await page
+    .getByLabel('Upload evidence')
+    .setInputFiles({ name, mimeType: 'text/plain', buffer: readFileSync(data(file, dir)) });
   const card = cardOf(page, name);
   await card.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
   return card;
 }
 
+/** Says where a file comes from on its card, from the keyboard. */
+async function provenance(card, { host, takenAt }) {
+  const details = card.locator('.provenance details');
+  if (!(await details.evaluate((d) => d.open))) {
+    await card.getByText('Change host, role or time').focus();
+    await card.page().keyboard.press('Enter');
+  }
+  if (host !== undefined) await card.getByRole('textbox', { name: 'Host' }).fill(host);
+  if (takenAt !== undefined) await card.getByLabel('Taken at').fill(takenAt);
+  await card.getByLabel('Taken at').press('Enter');
+}
+
 async function takenAt(card, local) {
-  await card.getByLabel('Snapshot taken at').fill(local);
-  await card.getByRole('button', { name: 'Save time' }).click();
+  await provenance(card, { takenAt: local });
+}
+
+async function newIncident(page, title) {
+  await page.getByRole('link', { name: 'New incident' }).click();
+  await page.getByLabel('Title').fill(title);
+  await page.getByRole('button', { name: 'Create incident' }).click();
+  await page.getByRole('heading', { name: title }).waitFor();
 }
 
 test('snapshots re-paired by time, and a BBR setting changed on the card', async () => {
   const { page } = await signIn(browser, USERS.teammate);
-  await page.getByRole('link', { name: 'New incident' }).click();
-  await page.getByLabel('Title').fill('Retransmits after the top-of-rack swap');
-  await page.getByRole('button', { name: 'Create incident' }).click();
-  await page.getByRole('heading', { name: 'Retransmits after the top-of-rack swap' }).waitFor();
+  await newIncident(page, 'Retransmits after the top-of-rack swap');
 
-  // The later snapshot goes up first: by upload order it is taken as the earlier one.
-  const later = await upload(page, 'nstat-after.txt');
-  const earlier = await upload(page, 'nstat-before.txt');
-  await later.getByText('Earlier snapshot, diffed with nstat-before.txt (interval unknown).').waitFor({ timeout: 30_000 });
-  await later.getByText('Ordered by upload; say when each was taken to pair them by time.').waitFor();
+  // The later snapshot goes up first, under a name that says nothing about when it was taken.
+  const later = await upload(page, 'nstat-after.txt', 'nstat-1.txt');
+  const earlier = await upload(page, 'nstat-before.txt', 'nstat-2.txt');
+  await later.getByText(/^(Earlier|Later) snapshot, diffed with nstat-2\.txt \(interval unknown\)\./).waitFor({ timeout: 30_000 });
 
   await takenAt(earlier, '2026-11-20T10:00:00');
   await takenAt(later, '2026-11-20T10:00:30');
-  await later.getByText(/^Later snapshot, diffed with nstat-before\.txt \(over 30/).waitFor({ timeout: 30_000 });
+  await later.getByText(/^Later snapshot, diffed with nstat-2\.txt \(over 30/).waitFor({ timeout: 30_000 });
   await later.getByText('Ordered by the time each was taken.').waitFor();
+  await later.getByText(/set by a person/).waitFor();
   const network = page.getByRole('region', { name: 'Network' });
   await network
-    .getByText(/3 TCP segments retransmitted over 30\.0 s \(nstat-before\.txt → nstat-after\.txt\)/)
+    .getByText(/3 TCP segments retransmitted .*over 30\.0 s/)
     .first()
     .waitFor({ timeout: 30_000 });
   await screenshot(page, '20-counters-re-paired-by-time');
@@ -69,4 +89,46 @@ test('snapshots re-paired by time, and a BBR setting changed on the card', async
   await bbr.getByText(/Intervals\s*12/).waitFor({ timeout: 30_000 });
   await page.getByText('ss-tinmoe-timeseries.txt: BBR-candidate settings min_bytes 1000; analysing it again').waitFor();
   await screenshot(page, '21-bbr-settings-changed');
+});
+
+test('snapshots of two hosts, uploaded in reverse order, pair per host once the cards name the hosts', async () => {
+  const { page } = await signIn(browser, USERS.teammate);
+  await newIncident(page, 'Retransmits on two VMs');
+  // After before before, and names that do not say which host or which moment: nstat-1 and nstat-3 are one VM's,
+  // nstat-2 and nstat-4 the other's (recorded in network namespaces: the client retransmitted 13 segments, the
+  // server 236, exactly what the router between them dropped).
+  const cards = {};
+  for (const [file, name] of [
+    ['client-nstat-after.txt', 'nstat-1.txt'],
+    ['server-nstat-after.txt', 'nstat-2.txt'],
+    ['client-nstat-before.txt', 'nstat-3.txt'],
+    ['server-nstat-before.txt', 'nstat-4.txt'],
+  ]) {
+    cards[name] = await upload(page, file, name, 'two-hosts');
+  }
+  await cards['nstat-1.txt'].getByRole('term').filter({ hasText: 'Host' }).waitFor();
+  for (const [name, host] of [
+    ['nstat-1.txt', 'vm-a'],
+    ['nstat-3.txt', 'vm-a'],
+    ['nstat-2.txt', 'vm-b'],
+    ['nstat-4.txt', 'vm-b'],
+  ]) {
+    await provenance(cards[name], { host });
+    await cards[name].getByText(`${host} (set by a person)`).waitFor({ timeout: 30_000 });
+  }
+  const network = page.getByRole('region', { name: 'Network' });
+  // Each host's own delta, between its own two snapshots, ordered by the counters themselves.
+  await network
+    .getByText('13 TCP segments retransmitted on vm-a between nstat-3.txt and nstat-1.txt', { exact: false })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await network
+    .getByText('236 TCP segments retransmitted on vm-b between nstat-4.txt and nstat-2.txt', { exact: false })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await cards['nstat-1.txt'].getByText(/^Later snapshot, diffed with nstat-3\.txt from vm-a/).waitFor();
+  await cards['nstat-2.txt'].getByText(/^Later snapshot, diffed with nstat-4\.txt from vm-b/).waitFor();
+  // Nothing is left over from before the hosts were known.
+  await network.getByText(/since boot \(one snapshot/).first().waitFor({ state: 'detached', timeout: 30_000 });
+  await screenshot(page, '22-two-hosts-paired-per-host');
 });

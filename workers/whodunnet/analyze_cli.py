@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from whodunnet import registry
+from whodunnet import registry, verdicts
 from whodunnet.engine import analyze
 from whodunnet.limits import Limits
 from whodunnet.model import ROLES, AnalysisResult, Provenance
@@ -154,6 +154,7 @@ def print_report(result: AnalysisResult, out: TextIO) -> None:
     for f in result.findings:
         out.write(f"- [{f.severity}] {f.layer}: {f.title}  ({f.kind})\n")
         out.write(f"    {f.explanation}\n")
+    out.write(verdicts.render(result.evidence, result.findings) + "\n")
 
 
 def _where(p: Provenance) -> str:

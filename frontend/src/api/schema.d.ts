@@ -310,7 +310,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Correct the kind, say when a snapshot was taken, or change a group of the kind's settings. */
+        /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
         patch: operations["incidents_evidence_partial_update"];
         trace?: never;
     };
@@ -1199,11 +1199,8 @@ export interface components {
              * @description When it was uploaded.
              */
             readonly uploaded_at: string;
-            /**
-             * Format: date-time
-             * @description When the snapshot was taken, if a person said so.
-             */
-            readonly captured_at: string | null;
+            /** @description Where the file comes from: host, role and when it was taken, each with the source of its value. */
+            readonly provenance: components["schemas"]["Provenance"];
             /** @description The latest analysis run. */
             readonly analysis: components["schemas"]["AnalysisRun"] | null;
             /** @description What the latest analysis read (packets, bytes, ...). */
@@ -1367,6 +1364,15 @@ export interface components {
             /** @description The kernel knowledge base's entry for this commit, when it has one. */
             readonly known_change: components["schemas"]["KnownChange"] | null;
         };
+        /**
+         * @description * `client` - Client
+         *     * `server` - Server
+         *     * `middlebox` - Middlebox or router
+         *     * `hypervisor` - Hypervisor
+         *     * `other` - Other
+         * @enum {string}
+         */
+        HostRoleEnum: "client" | "server" | "middlebox" | "hypervisor" | "other";
         Incident: {
             /** @description Incident id. */
             readonly id: number;
@@ -1491,6 +1497,56 @@ export interface components {
             /** @description Where it was verified. */
             sources: string[];
         };
+        KnownHost: {
+            /** @description The host's name or address; null when unknown. */
+            value: string | null;
+            /**
+             * @description Where the value comes from: user (a person set it), content (read from the file), filename (read from its name), default (the engine's guess); null when unknown.
+             *
+             *     * `user` - user
+             *     * `content` - content
+             *     * `filename` - filename
+             *     * `default` - default
+             */
+            source: (components["schemas"]["SourceEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
+        KnownRole: {
+            /**
+             * @description The role; null when unknown.
+             *
+             *     * `client` - Client
+             *     * `server` - Server
+             *     * `middlebox` - Middlebox or router
+             *     * `hypervisor` - Hypervisor
+             *     * `other` - Other
+             */
+            value: (components["schemas"]["HostRoleEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description Where the value comes from: user (a person set it), content (read from the file), filename (read from its name), default (the engine's guess); null when unknown.
+             *
+             *     * `user` - user
+             *     * `content` - content
+             *     * `filename` - filename
+             *     * `default` - default
+             */
+            source: (components["schemas"]["SourceEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
+        KnownTime: {
+            /**
+             * Format: date-time
+             * @description When it was taken; null when unknown.
+             */
+            value: string | null;
+            /**
+             * @description Where the value comes from: user (a person set it), content (read from the file), filename (read from its name), default (the engine's guess); null when unknown.
+             *
+             *     * `user` - user
+             *     * `content` - content
+             *     * `filename` - filename
+             *     * `default` - default
+             */
+            source: (components["schemas"]["SourceEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
         /**
          * @description * `neighbours` - Neighbours
          *     * `network` - Network
@@ -1517,6 +1573,8 @@ export interface components {
             /** @description The note. */
             text: string;
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         NumberSetting: {
             /** @description The setting's key in its group. */
             name: string;
@@ -1558,19 +1616,33 @@ export interface components {
         OnInconclusiveEnum: "retry_then_skip" | "skip";
         /**
          * @description * `time` - time
+         *     * `file name` - file name
+         *     * `counters` - counters
          *     * `upload order` - upload order
          * @enum {string}
          */
-        OrderedByEnum: "time" | "upload order";
-        /** @description Correct the kind, say when a snapshot was taken, or change a settings group (one field per group). */
+        OrderedByEnum: "time" | "file name" | "counters" | "upload order";
+        /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
         PatchedEvidenceUpdateRequest: {
             /** @description The kind to read the file as, when detection from the content got it wrong: one of the kinds /api/evidence-kinds/ lists. */
             kind?: string;
+            /** @description The host the file was taken on (a name or an address); null or empty: as read from the file. */
+            host?: string | null;
+            /**
+             * @description The host's role on the path; null: as read from the file.
+             *
+             *     * `client` - Client
+             *     * `server` - Server
+             *     * `middlebox` - Middlebox or router
+             *     * `hypervisor` - Hypervisor
+             *     * `other` - Other
+             */
+            role?: (components["schemas"]["HostRoleEnum"] | components["schemas"]["NullEnum"]) | null;
             /**
              * Format: date-time
-             * @description When this snapshot was taken: orders counter snapshots and sets the interval of rates.
+             * @description When this snapshot was taken: orders a host's snapshots and sets the interval of rates; null: as read from the file.
              */
-            captured_at?: string | null;
+            taken_at?: string | null;
             /** @description Interface → limit in bit/s (counters evidence), replacing the ones given before; the file is analysed again. */
             link_limits_bps?: {
                 [key: string]: number;
@@ -1776,6 +1848,15 @@ export interface components {
              */
             seconds_left: number | null;
         };
+        /** @description Where a file comes from; a person's value (source user) wins over what was read from the file. */
+        Provenance: {
+            /** @description The host the file was taken on. */
+            host: components["schemas"]["KnownHost"];
+            /** @description The host's role on the path. */
+            role: components["schemas"]["KnownRole"];
+            /** @description When the snapshot was taken. */
+            taken_at: components["schemas"]["KnownTime"];
+        };
         RateSettings: {
             /** @description The summary key whose keys are offered (a snapshot's interfaces). */
             keys_from: string;
@@ -1794,14 +1875,6 @@ export interface components {
             /** @description How the form shows a rate. */
             display: components["schemas"]["Display"];
         };
-        /**
-         * @description * `before` - before
-         *     * `after` - after
-         *     * `only` - only
-         *     * `between` - between
-         * @enum {string}
-         */
-        RoleEnum: "before" | "after" | "only" | "between";
         /**
          * @description * `exit_code` - Exit code (git bisect run)
          *     * `metric` - Measured value against a threshold
@@ -2249,7 +2322,7 @@ export interface components {
              *     * `only` - only
              *     * `between` - between
              */
-            role: components["schemas"]["RoleEnum"];
+            role: components["schemas"]["SnapshotPairingRoleEnum"];
             /** @description The evidence it is diffed with. */
             other: number | null;
             /** @description That evidence's file name. */
@@ -2260,15 +2333,35 @@ export interface components {
              */
             interval_s: number | null;
             /**
-             * @description What decided which snapshot is the earlier.
+             * @description What decided which snapshot is the earlier: when each was taken, before/after in the file names, the counters themselves (monotonic counters mostly grow), or, failing all, the upload order.
              *
              *     * `time` - time
+             *     * `file name` - file name
+             *     * `counters` - counters
              *     * `upload order` - upload order
              */
             ordered_by: components["schemas"]["OrderedByEnum"];
+            /** @description The host both snapshots come from (never paired across hosts). */
+            host?: string | null;
             /** @description The counter formats compared. */
             formats: string[];
         };
+        /**
+         * @description * `before` - before
+         *     * `after` - after
+         *     * `only` - only
+         *     * `between` - between
+         * @enum {string}
+         */
+        SnapshotPairingRoleEnum: "before" | "after" | "only" | "between";
+        /**
+         * @description * `user` - user
+         *     * `content` - content
+         *     * `filename` - filename
+         *     * `default` - default
+         * @enum {string}
+         */
+        SourceEnum: "user" | "content" | "filename" | "default";
         /**
          * @description * `unknown` - Not checked yet
          *     * `good` - Good
@@ -2310,8 +2403,10 @@ export interface components {
             findings: components["schemas"]["Finding"][];
             /** @description What the findings suggest; a person decides. */
             suggestion: components["schemas"]["Suggestion"] | null;
-            /** @description What evidence would settle this step. */
+            /** @description What kind of evidence speaks to this step, in general. */
             hint: string;
+            /** @description The files that would settle this step, from what the incident already holds (empty: none). */
+            needs: string[];
         };
         Suggestion: {
             /**
@@ -2323,8 +2418,12 @@ export interface components {
              *     * `culprit` - Culprit
              */
             verdict: components["schemas"]["VerdictEnum"];
-            /** @description Which findings suggest it. */
+            /** @description The chain of evidence in one paragraph, with every number and where it came from. */
             reason: string;
+            /** @description What would settle the step when the chain is not complete. */
+            needs: string[];
+            /** @description The findings the reason cites. */
+            findings: number[];
         };
         Team: {
             /** @description Team id. */

@@ -30,6 +30,10 @@ export type AnalysisRun = NonNullable<Evidence['analysis']>;
 export type AnalysisStatus = AnalysisRun['status'];
 export type EvidenceKindUpdate = Body<paths['/api/incidents/{incident_id}/evidence/{evidence_id}/']['patch']>;
 export type EvidenceKind = NonNullable<EvidenceKindUpdate['kind']>;
+export type Provenance = Evidence['provenance'];
+export type HostRole = NonNullable<Provenance['role']['value']>;
+export type ProvenanceSource = NonNullable<Provenance['host']['source']>;
+export type ProvenanceUpdate = Pick<EvidenceKindUpdate, 'host' | 'role' | 'taken_at'>;
 /** A settings group's values, as the evidence carries them (numbers by setting, or rates by key). */
 export type SettingsValues = Evidence['settings'][string];
 

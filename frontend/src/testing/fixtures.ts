@@ -28,6 +28,7 @@ export function makeStep(overrides: Partial<ChecklistStep> = {}): ChecklistStep 
     findings: [],
     suggestion: null,
     hint: 'Upload per-interface counters to compare throughput with each limit.',
+    needs: [],
     ...overrides,
   };
 }
@@ -41,7 +42,11 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     kind: 'capture',
     uploaded_by: 'alice',
     uploaded_at: '2024-05-01T10:00:00Z',
-    captured_at: null,
+    provenance: {
+      host: { value: null, source: null },
+      role: { value: null, source: null },
+      taken_at: { value: null, source: null },
+    },
     analysis: null,
     summary: null,
     pairing: null,

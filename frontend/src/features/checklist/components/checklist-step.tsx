@@ -3,7 +3,8 @@ import { type ReactNode, useId, useState } from 'react';
 import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
 
-import { LAYER_LABEL, VERDICT_LABEL } from '../labels';
+import { LAYER_LABEL } from '../labels';
+import { Suggestion, WouldSettle } from './suggestion';
 import { VerdictBadge } from './verdict-badge';
 import { VerdictForm } from './verdict-form';
 
@@ -12,6 +13,8 @@ interface ChecklistStepProps {
   step: Step;
   position: number;
   renderFindings: (findings: Finding[]) => ReactNode;
+  /** Every finding's title by id, for the findings a suggestion cites. */
+  titles?: ReadonlyMap<number, string>;
   /** Actions that belong to this layer, shown under the step. */
   actions?: ReactNode;
 }
@@ -19,7 +22,7 @@ interface ChecklistStepProps {
 type Editing = { verdict?: Verdict; rationale?: string } | null;
 
 /** One layer of the checklist: verdict and why, the findings that speak to it, a suggestion, and what would settle it. */
-export function ChecklistStep({ incidentId, step, position, renderFindings, actions }: ChecklistStepProps) {
+export function ChecklistStep({ incidentId, step, position, renderFindings, titles, actions }: ChecklistStepProps) {
   const [editing, setEditing] = useState<Editing>(null);
   const id = useId();
   const label = LAYER_LABEL[step.layer];
@@ -79,34 +82,42 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, acti
         )}
 
         {step.suggestion && (
-          <div className="step__suggestion">
-            <span>
-              Suggested: <strong>{VERDICT_LABEL[step.suggestion.verdict]}</strong> — {step.suggestion.reason}
-            </span>
-            {editing === null && step.suggestion.verdict !== step.verdict && (
-              <button
-                type="button"
-                className="button button--small"
-                aria-label={`Review suggestion for ${label}`}
-                onClick={() => {
-                  if (step.suggestion)
-                    setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
-                }}
-              >
-                Review suggestion
-              </button>
-            )}
-          </div>
+          <Suggestion
+            suggestion={step.suggestion}
+            label={label}
+            titles={titles}
+            action={
+              editing === null &&
+              step.suggestion.verdict !== step.verdict && (
+                <button
+                  type="button"
+                  className="button button--small"
+                  aria-label={`Review suggestion for ${label}`}
+                  onClick={() => {
+                    if (step.suggestion)
+                      setEditing({ verdict: step.suggestion.verdict, rationale: step.suggestion.reason });
+                  }}
+                >
+                  Review suggestion
+                </button>
+              )
+            }
+          />
         )}
 
         {renderFindings(step.findings)}
 
-        {step.hint && (
-          <p className="step__hint small">
-            <span className="muted">To settle it: </span>
-            {step.hint}
-          </p>
-        )}
+        {!step.suggestion &&
+          (step.needs.length > 0 ? (
+            <WouldSettle needs={step.needs} label={label} />
+          ) : (
+            step.hint && (
+              <p className="step__hint small">
+                <span className="muted">To settle it: </span>
+                {step.hint}
+              </p>
+            )
+          ))}
 
         {actions && <div className="step__actions">{actions}</div>}
       </section>

@@ -3,7 +3,13 @@ import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query
 import { api } from '@/api/client';
 import { unwrap } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
-import { DOWNLOAD_PATH, type Evidence, type EvidenceKind, type EvidenceKindUpdate } from '@/api/types';
+import {
+  DOWNLOAD_PATH,
+  type Evidence,
+  type EvidenceKind,
+  type EvidenceKindUpdate,
+  type ProvenanceUpdate,
+} from '@/api/types';
 
 export const evidenceKeys = {
   list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
@@ -64,9 +70,12 @@ export function useCorrectEvidenceKind(incidentId: number, evidenceId: number) {
   return usePatchEvidence(incidentId, evidenceId, (kind: EvidenceKind) => ({ kind }));
 }
 
-/** Say when a snapshot was taken (null: unknown); counter snapshots are then paired by it. */
-export function useSetCapturedAt(incidentId: number, evidenceId: number) {
-  return usePatchEvidence(incidentId, evidenceId, (capturedAt: string | null) => ({ captured_at: capturedAt }));
+/**
+ * Say where the file comes from: its host, the host's role, when it was taken. A field sent as null goes
+ * back to what the file says; fields left out stay as they are. The findings across evidence are recomputed.
+ */
+export function useSetProvenance(incidentId: number, evidenceId: number) {
+  return usePatchEvidence(incidentId, evidenceId, (change: ProvenanceUpdate) => change);
 }
 
 /**

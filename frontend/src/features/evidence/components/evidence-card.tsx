@@ -12,8 +12,8 @@ import { isRecord, oneOf } from '@/lib/narrow';
 
 import { downloadUrl } from '../api/evidence-api';
 import { EvidenceSummary } from './evidence-summary';
-import { CapturedAtForm } from './captured-at-form';
 import { KindCorrection } from './kind-correction';
+import { ProvenanceForm } from './provenance-form';
 import { SettingsForm } from './settings-form';
 import { SnapshotPairing } from './snapshot-pairing';
 
@@ -105,7 +105,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
       <dl className="facts">
         <div>
           <dt>Kind</dt>
-          <dd>{evidence.kind}</dd>
+          <dd>{kind?.label ?? evidence.kind}</dd>
         </div>
         <div>
           <dt>Size</dt>
@@ -135,12 +135,8 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
         </p>
       )}
       <KindCorrection key={evidence.kind} evidence={evidence} incidentId={incidentId} busy={busy} />
-      {kind?.snapshot && (
-        <>
-          <SnapshotPairing pairing={evidence.pairing} />
-          <CapturedAtForm key={evidence.captured_at ?? ''} evidence={evidence} incidentId={incidentId} />
-        </>
-      )}
+      <ProvenanceForm key={JSON.stringify(evidence.provenance)} evidence={evidence} incidentId={incidentId} />
+      {kind?.snapshot && <SnapshotPairing pairing={evidence.pairing} />}
       {kind?.settings.map((group) => (
         // Keyed by what the form starts from, so it starts again when the saved values or the summary change.
         <SettingsForm

@@ -3,8 +3,16 @@ import { formatDuration } from '@/lib/format';
 
 type Pairing = NonNullable<Evidence['pairing']>;
 
+const ORDERED_BY: Record<Pairing['ordered_by'], string> = {
+  time: 'Ordered by the time each was taken.',
+  'file name': 'Ordered by "before" and "after" in the file names; say when each was taken to order them by time.',
+  counters:
+    'Ordered by the counters themselves (they only grow); say when each was taken to order them by time.',
+  'upload order': 'Ordered by upload; say when each was taken to pair them by time.',
+};
+
 function sentence(pairing: Pairing): string {
-  const other = pairing.other_filename ?? 'another snapshot';
+  const other = (pairing.other_filename ?? 'another snapshot') + (pairing.host ? ` from ${pairing.host}` : '');
   const over = pairing.interval_s === null ? 'interval unknown' : `over ${formatDuration(pairing.interval_s)}`;
   switch (pairing.role) {
     case 'before':
@@ -24,11 +32,7 @@ export function SnapshotPairing({ pairing }: { pairing: Evidence['pairing'] }) {
   return (
     <p className="small">
       {sentence(pairing)}{' '}
-      <span className="muted">
-        {pairing.ordered_by === 'time'
-          ? 'Ordered by the time each was taken.'
-          : 'Ordered by upload; say when each was taken to pair them by time.'}
-      </span>
+      <span className="muted">{ORDERED_BY[pairing.ordered_by]}</span>
     </p>
   );
 }

@@ -109,12 +109,13 @@ describe('EvidenceCard', () => {
           interval_s: 30,
           ordered_by: 'upload order',
           formats: ['nstat'],
+          host: 'db-1',
         },
       }),
     );
     const card = screen.getByRole('article', { name: 'nstat-after.txt' });
-    expect(card).toHaveTextContent(/Later snapshot, diffed with nstat-before\.txt \(over 30(\.0)? ?s\)/);
+    expect(card).toHaveTextContent(/Later snapshot, diffed with nstat-before\.txt from db-1 \(over 30(\.0)? ?s\)/);
     expect(card).toHaveTextContent('Ordered by upload; say when each was taken to pair them by time.');
-    expect(within(card).getByLabelText('Snapshot taken at')).toBeInTheDocument();
+    expect(within(card).getByLabelText('Taken at')).toBeInTheDocument();
   });
 });
