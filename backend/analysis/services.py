@@ -31,6 +31,7 @@ from analysis.models import (
     FindingSeverity,
     RunStatus,
 )
+from evidence import blobs
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
@@ -343,14 +344,16 @@ def _analyse(*, run_id: int, token: uuid.UUID) -> None:
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
     tuning = Tuning.from_json(evidence.tuning)
     # Findings drawn across results (counter diffs, kernel ranges) come from correlate(), once per incident.
-    result = analyze(
-        [evidence.path],
-        progress=progress,
-        limits=limits,
-        kinds=[run.forced_kind or None],
-        tuning=tuning,
-        combine_evidence=False,
-    )
+    # The stored file, or a copy of it in this worker's own scratch folder, gone after the run (decision 0017).
+    with blobs.store().local_copy(evidence.storage_name) as path:
+        result = analyze(
+            [path],
+            progress=progress,
+            limits=limits,
+            kinds=[run.forced_kind or None],
+            tuning=tuning,
+            combine_evidence=False,
+        )
     if not _store_result(run=run, token=token, result=result):
         logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
 
