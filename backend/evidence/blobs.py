@@ -9,7 +9,8 @@ One small interface, two backends (decision 0017):
   needed by another machine.
 - ``Store.staging(upload_id)`` — one upload's bytes so far, locked for one writer (``Staging``): a part file on
   disk (decision 0009), or one S3 multipart upload whose whole parts are ``UploadPart`` calls and whose pending
-  partial part waits in memory (at most one part) and, between requests, in a small ``incoming/<id>.tail`` object.
+  partial part waits in memory (at most one part) and, between requests, in a small object
+  ``incoming/<id>.<part number>.tail``.
 - ``delete``, ``size``, ``put_file`` (moving local evidence in) and ``reap_orphans`` (the reaper's sweep).
 """
 
@@ -23,6 +24,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -321,8 +323,10 @@ class S3Staging:
 
     Whole parts (``part_bytes`` each, part number = offset / part_bytes + 1) go up as ``UploadPart`` as soon as
     they fill; the bytes of the part not yet whole wait in ``_buf`` (at most one part in memory), and when a
-    request ends with a partial part its bytes are saved as the object ``incoming/<id>.tail``, read back by the
-    next request. A PostgreSQL advisory lock (released when the web worker's connection ends, even on kill -9)
+    request ends with a partial part its bytes are saved as the object ``incoming/<id>.<part number>.tail``, read
+    back by the request that resumes at that offset. Named by part number, a tail saved by a request that died
+    before it recorded its new offset never overwrites the tail the recorded offset needs; a resume drops the
+    tails of other parts. A PostgreSQL advisory lock (released when the web worker's connection ends, even on kill -9)
     keeps one writer per upload across every web host.
     """
 
@@ -330,7 +334,7 @@ class S3Staging:
         self.store = store
         self.upload_id = upload_id
         self.key = blob_key(upload_id)
-        self.tail_key = f"{TAIL_PREFIX}{upload_id}.tail"
+        self.tail_prefix = f"{TAIL_PREFIX}{upload_id}."
         self.part_bytes = settings.UPLOAD_PART_BYTES
         self._buf = bytearray()
         self._buf_start = 0
@@ -360,21 +364,31 @@ class S3Staging:
             self._multipart = self.store.multipart_id(self.key)
         return self._multipart
 
-    def _tail(self) -> bytes:
+    def _tail_key(self, start: int) -> str:
+        return f"{self.tail_prefix}{start // self.part_bytes + 1:05d}.tail"
+
+    def _tail(self, start: int) -> bytes:
         try:
-            data: bytes = self._s3.get_object(Bucket=self.store.bucket, Key=self.tail_key)["Body"].read()
+            answer = self._s3.get_object(Bucket=self.store.bucket, Key=self._tail_key(start))
         except self._s3.exceptions.NoSuchKey:
             return b""
+        data: bytes = answer["Body"].read()
         return data
+
+    def _drop_tails(self, *, but: str = "") -> None:
+        for key in self.store.keys(self.tail_prefix):
+            if key != but:
+                self._s3.delete_object(Bucket=self.store.bucket, Key=key)
 
     def begin(self, start: int) -> None:
         self._buf_start = start - start % self.part_bytes
         self._buf = bytearray()
         if start > self._buf_start:
-            tail = self._tail()
+            tail = self._tail(start)
             if len(tail) < start - self._buf_start:
                 raise RuntimeError(f"upload {self.upload_id}: the saved partial part is shorter than the offset")
             self._buf += tail[: start - self._buf_start]
+        self._drop_tails(but=self._tail_key(start) if start > self._buf_start else "")
 
     def write(self, chunk: bytes | memoryview) -> None:
         view = memoryview(chunk)
@@ -402,9 +416,7 @@ class S3Staging:
         keep = max(offset - self._buf_start, 0)
         del self._buf[keep:]
         if self._buf:
-            self._s3.put_object(Bucket=self.store.bucket, Key=self.tail_key, Body=bytes(self._buf))
-        else:
-            self._s3.delete_object(Bucket=self.store.bucket, Key=self.tail_key)
+            self._s3.put_object(Bucket=self.store.bucket, Key=self._tail_key(self._buf_start), Body=bytes(self._buf))
 
     def place(self) -> str:
         """Complete the multipart upload (the last, partial part goes up first); the object's name is the
@@ -424,7 +436,7 @@ class S3Staging:
             )
             self._multipart = None
         self._buf = bytearray()
-        self._s3.delete_object(Bucket=bucket, Key=self.tail_key)
+        self._drop_tails()
         return self.upload_id
 
     def unplace(self, name: str) -> None:
@@ -433,7 +445,7 @@ class S3Staging:
     def remove(self) -> None:
         """Abort the multipart upload, drop the saved partial part and any completed object of this upload."""
         self.store.abort(self.key)
-        self._s3.delete_object(Bucket=self.store.bucket, Key=self.tail_key)
+        self._drop_tails()
         self._s3.delete_object(Bucket=self.store.bucket, Key=self.key)
         self._multipart = None
         self._buf = bytearray()
@@ -482,6 +494,7 @@ class S3Store:
     def local_copy(self, name: str) -> Iterator[Path]:
         """The object streamed into this worker's scratch folder; deleted when the block ends."""
         self.scratch_dir.mkdir(parents=True, exist_ok=True)
+        self._sweep_scratch()
         folder = Path(tempfile.mkdtemp(prefix="evidence-", dir=self.scratch_dir))
         try:
             path = folder / name
@@ -490,6 +503,14 @@ class S3Store:
             yield path
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def _sweep_scratch(self) -> None:
+        """Copies left by a run whose worker was killed: gone once older than any task may run."""
+        too_old = time.time() - settings.CELERY_TASK_TIME_LIMIT
+        for folder in self.scratch_dir.glob("evidence-*"):
+            with contextlib.suppress(OSError):
+                if folder.stat().st_mtime < too_old:
+                    shutil.rmtree(folder, ignore_errors=True)
 
     def size(self, name: str) -> int | None:
         try:
@@ -514,6 +535,12 @@ class S3Store:
 
     def staging(self, upload_id: str) -> S3Staging:
         return S3Staging(self, upload_id)
+
+    def keys(self, prefix: str) -> list[str]:
+        out: list[str] = []
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+            out.extend(item["Key"] for item in page.get("Contents", []))
+        return out
 
     def multipart_id(self, key: str) -> str | None:
         for upload in self._multiparts(prefix=key):
@@ -555,7 +582,7 @@ class S3Store:
             return False
         try:
             self.abort(staging.key)
-            self.client.delete_object(Bucket=self.bucket, Key=staging.tail_key)
+            staging._drop_tails()
         finally:
             staging.__exit__()
         return True
@@ -571,7 +598,7 @@ class S3Store:
         paginator = self.client.get_paginator("list_objects_v2")
         for page in paginator.paginate(Bucket=self.bucket, Prefix=TAIL_PREFIX):
             for item in page.get("Contents", []):
-                name = item["Key"][len(TAIL_PREFIX) :].removesuffix(".tail")
+                name = item["Key"][len(TAIL_PREFIX) :].split(".", 1)[0]
                 if name not in known and now - item["LastModified"].timestamp() > idle_seconds:
                     self.client.delete_object(Bucket=self.bucket, Key=item["Key"])
                     removed.append(item["Key"])
