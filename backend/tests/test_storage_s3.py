@@ -248,3 +248,40 @@ def test_the_stream_reader_reads_ranges_with_read_ahead_and_seeks(s3_store: Any)
         assert path.read_bytes() == data and path.is_relative_to(Path(str(store.scratch_dir)))  # type: ignore[attr-defined]
     assert not path.exists() and not list(Path(str(store.scratch_dir)).iterdir())  # type: ignore[attr-defined]
     assert DATA.exists()
+
+
+def test_the_move_command_copies_local_evidence_into_the_store_and_verifies_every_sha256(
+    owner: User, incident: Any, s3_store: Any, settings: Any, evidence_dir: Path
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    settings.STORAGE = "local"  # evidence uploaded while the console kept it in the local folder
+    bodies = [os.urandom(PART + 1000 * i) for i in range(3)]
+    for i, body in enumerate(bodies):
+        client_for(owner).post(
+            f"/api/incidents/{incident.pk}/evidence/upload/?filename=f{i}",
+            body,
+            content_type="application/octet-stream",
+        )
+    rows = list(Evidence.objects.order_by("id"))
+    damaged = rows[2]
+    local = blobs.LocalStore(evidence_dir)
+    local.path(damaged.storage_name).write_bytes(b"not what was uploaded")
+
+    settings.STORAGE = "s3"
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("move_evidence_to_store", "--delete-local", stdout=out, stderr=err)
+    assert "2 moved, 0 already in the store, 1 failed" in out.getvalue()
+    assert "does not match its recorded sha256" in err.getvalue()
+    for row, body in zip(rows[:2], bodies[:2], strict=True):
+        assert stored_bytes(s3_store, row.storage_name) == body
+        assert local.size(row.storage_name) is None  # verified, then deleted locally
+    assert blobs.store().size(damaged.storage_name) is None and local.size(damaged.storage_name) is not None
+
+    # Run again after the damaged file is dealt with: the moved ones are only verified.
+    local.path(damaged.storage_name).write_bytes(bodies[2])
+    out = io.StringIO()
+    call_command("move_evidence_to_store", stdout=out)
+    assert "1 moved, 2 already in the store, 0 failed" in out.getvalue()
