@@ -488,7 +488,7 @@ class S3Store:
 
     def open(self, name: str, *, block: int = 0) -> BinaryIO:
         reader = S3Reader(self.client, self.bucket, blob_key(name), block=block or self.read_ahead)
-        return io.BufferedReader(reader, buffer_size=1 << 16)  # type: ignore[return-value]
+        return io.BufferedReader(reader, buffer_size=1 << 16)
 
     @contextlib.contextmanager
     def local_copy(self, name: str) -> Iterator[Path]:

@@ -116,7 +116,8 @@ def test_a_one_shot_body_that_stops_short_leaves_nothing_in_the_store(
 ) -> None:
     keys_before, open_before = set(s3_store.keys()), {m["UploadId"] for m in s3_store.multipart_uploads()}
     body = os.urandom(PART + MIB)
-    response = client_for(owner).generic(
+    client: Any = client_for(owner)
+    response = client.generic(
         "POST",
         f"/api/incidents/{incident.pk}/evidence/upload/?filename=cut.bin",
         b"",
