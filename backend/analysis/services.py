@@ -344,16 +344,15 @@ def _analyse(*, run_id: int, token: uuid.UUID) -> None:
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
     tuning = Tuning.from_json(evidence.tuning)
     # Findings drawn across results (counter diffs, kernel ranges) come from correlate(), once per incident.
-    # The stored file, or a copy of it in this worker's own scratch folder, gone after the run (decision 0017).
-    with blobs.store().local_copy(evidence.storage_name) as path:
-        result = analyze(
-            [path],
-            progress=progress,
-            limits=limits,
-            kinds=[run.forced_kind or None],
-            tuning=tuning,
-            combine_evidence=False,
-        )
+    # The stored file: its path, or an object the engine streams from the store (decision 0017).
+    result = analyze(
+        [blobs.store().source(evidence.storage_name)],
+        progress=progress,
+        limits=limits,
+        kinds=[run.forced_kind or None],
+        tuning=tuning,
+        combine_evidence=False,
+    )
     if not _store_result(run=run, token=token, result=result):
         logger.warning("run %s lost its claim before finishing; its result was dropped", run_id)
 

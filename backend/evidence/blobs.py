@@ -4,9 +4,10 @@ One small interface, two backends (decision 0017):
 
 - ``Store.open(name)`` — a stored file as a readable, seekable binary stream (``readinto``): the local file, or
   sequential ranged GETs with one block of read-ahead.
-- ``Store.local_copy(name)`` — a path the engine can open (it reads files by path): the local file itself, or a
-  copy streamed into this worker's scratch folder and deleted when the block ends. Nothing a worker writes is
-  needed by another machine.
+- ``Store.source(name)`` — what an analysis hands the engine: the local file's path, or an ``S3Source`` the
+  engine reads as a stream (captures) or, for kinds that read by path, through ``Store.local_copy(name)``: a copy
+  streamed into this worker's scratch folder and deleted when the block ends. Nothing a worker writes is needed
+  by another machine.
 - ``Store.staging(upload_id)`` — one upload's bytes so far, locked for one writer (``Staging``): a part file on
   disk (decision 0009), or one S3 multipart upload whose whole parts are ``UploadPart`` calls and whose pending
   partial part waits in memory (at most one part) and, between requests, in a small object
@@ -36,6 +37,8 @@ from django.conf import settings
 from django.db import connection
 
 SNIFF_BYTES = 64 * 1024
+#: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
+ANALYSIS_READ_AHEAD = 3
 TAIL_PREFIX = "incoming/"
 
 
@@ -64,7 +67,8 @@ class Staging(Protocol):
 class Store(Protocol):
     kind: str
 
-    def open(self, name: str, *, block: int = ...) -> BinaryIO: ...
+    def open(self, name: str, *, block: int = ..., ahead: int = ...) -> BinaryIO: ...
+    def source(self, name: str) -> Path | S3Source: ...
     def local_copy(self, name: str) -> contextlib.AbstractContextManager[Path]: ...
     def size(self, name: str) -> int | None: ...
     def delete(self, name: str) -> None: ...
@@ -178,8 +182,11 @@ class LocalStore:
     def path(self, name: str) -> Path:
         return self.root / blob_key(name)
 
-    def open(self, name: str, *, block: int = 0) -> BinaryIO:
+    def open(self, name: str, *, block: int = 0, ahead: int = 1) -> BinaryIO:
         return open(self.path(name), "rb")
+
+    def source(self, name: str) -> Path:
+        return self.path(name)
 
     @contextlib.contextmanager
     def local_copy(self, name: str) -> Iterator[Path]:
@@ -241,20 +248,22 @@ class LocalStore:
 
 
 class S3Reader(io.RawIOBase):
-    """A stored object as a seekable stream: ranged GETs of ``block`` bytes, the next one fetched while the
-    current one is read (one block of read-ahead, so at most two blocks in memory)."""
+    """A stored object as a seekable stream: ranged GETs of ``block`` bytes, the next ``ahead`` blocks fetched
+    (in as many threads) while the current one is read, so at most ``ahead + 1`` blocks are in memory."""
 
-    def __init__(self, client: Any, bucket: str, key: str, *, block: int, size: int | None = None) -> None:
+    def __init__(
+        self, client: Any, bucket: str, key: str, *, block: int, ahead: int = 1, size: int | None = None
+    ) -> None:
         self._client = client
         self._bucket = bucket
         self._key = key
         self._block = max(block, 4096)
+        self._depth = max(ahead, 0)
         self._size = size if size is not None else int(client.head_object(Bucket=bucket, Key=key)["ContentLength"])
         self._pos = 0
         self._buf = b""
         self._buf_start = 0
-        self._ahead: Future[bytes] | None = None
-        self._ahead_start = -1
+        self._ahead: dict[int, Future[bytes]] = {}
         self._pool: ThreadPoolExecutor | None = None
 
     def readable(self) -> bool:
@@ -279,20 +288,17 @@ class S3Reader(io.RawIOBase):
 
     def _fill(self) -> None:
         start = self._pos - self._pos % self._block
-        if self._ahead is not None and self._ahead_start == start:
-            self._buf = self._ahead.result()
-        else:
-            if self._ahead is not None:
-                self._ahead.cancel()
-            self._buf = self._get(start)
+        fetching = self._ahead.pop(start, None)
+        self._buf = fetching.result() if fetching is not None else self._get(start)
         self._buf_start = start
-        self._ahead = None
-        following = start + self._block
-        if following < self._size and len(self._buf) == self._block:
+        for stale in [s for s in self._ahead if not start < s <= start + self._depth * self._block]:
+            self._ahead.pop(stale).cancel()  # a seek elsewhere: what was fetched ahead is not needed
+        for following in range(start + self._block, start + (self._depth + 1) * self._block, self._block):
+            if following >= self._size or following in self._ahead:
+                continue
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="s3-read-ahead")
-            self._ahead = self._pool.submit(self._get, following)
-            self._ahead_start = following
+                self._pool = ThreadPoolExecutor(self._depth, thread_name_prefix="s3-read-ahead")
+            self._ahead[following] = self._pool.submit(self._get, following)
 
     def readinto(self, view: Any) -> int:
         if self._pos >= self._size:
@@ -310,8 +316,29 @@ class S3Reader(io.RawIOBase):
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._buf = b""
-        self._ahead = None
+        self._ahead.clear()
         super().close()
+
+
+class S3Source:
+    """A stored object as the engine's ``Source``: opened as a stream with read-ahead, or copied to scratch."""
+
+    def __init__(self, store: S3Store, name: str) -> None:
+        self.store = store
+        self.name = name
+        self._size: int | None = None
+
+    @property
+    def size(self) -> int:
+        if self._size is None:
+            self._size = self.store.size(self.name) or 0
+        return self._size
+
+    def open(self) -> BinaryIO:
+        return self.store.open(self.name, ahead=ANALYSIS_READ_AHEAD)
+
+    def local_copy(self) -> contextlib.AbstractContextManager[Path]:
+        return self.store.local_copy(self.name)
 
 
 def _lock_key(upload_id: str) -> int:
@@ -486,9 +513,12 @@ class S3Store:
             ),
         )
 
-    def open(self, name: str, *, block: int = 0) -> BinaryIO:
-        reader = S3Reader(self.client, self.bucket, blob_key(name), block=block or self.read_ahead)
+    def open(self, name: str, *, block: int = 0, ahead: int = 1) -> BinaryIO:
+        reader = S3Reader(self.client, self.bucket, blob_key(name), block=block or self.read_ahead, ahead=ahead)
         return io.BufferedReader(reader, buffer_size=1 << 16)
+
+    def source(self, name: str) -> S3Source:
+        return S3Source(self, name)
 
     @contextlib.contextmanager
     def local_copy(self, name: str) -> Iterator[Path]:
@@ -498,7 +528,7 @@ class S3Store:
         folder = Path(tempfile.mkdtemp(prefix="evidence-", dir=self.scratch_dir))
         try:
             path = folder / name
-            with self.open(name) as source, open(path, "wb") as target:
+            with self.open(name, ahead=ANALYSIS_READ_AHEAD) as source, open(path, "wb") as target:
                 shutil.copyfileobj(source, target, length=1 << 20)
             yield path
         finally:
