@@ -51,6 +51,7 @@ class Source(Protocol):
 
     def local_copy(self) -> contextlib.AbstractContextManager[Path]: ...
 
+
 #: The kinds a person can choose when the content sniffing got a file wrong.
 EVIDENCE_KINDS: tuple[str, ...] = registry.names()
 
