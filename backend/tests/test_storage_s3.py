@@ -299,3 +299,20 @@ def test_the_move_command_copies_local_evidence_into_the_store_and_verifies_ever
     out = io.StringIO()
     call_command("move_evidence_to_store", stdout=out)
     assert "1 moved, 2 already in the store, 0 failed" in out.getvalue()
+
+
+def test_an_unreachable_store_answers_503_with_retry_after_and_keeps_nothing(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    from tests.web import free_port
+
+    settings.S3_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    body = os.urandom(PART + 10)
+    response = client_for(owner).post(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=down.bin",
+        body,
+        content_type="application/octet-stream",
+    )
+    assert response.status_code == 503 and response["Retry-After"]
+    assert "evidence store is unreachable" in response.json()["detail"]
+    assert not Evidence.objects.exists()
