@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,6 +27,7 @@ from analysis.models import AnalysisRun, Finding
 from config.celery import app
 from evidence import blobs
 from evidence.models import Evidence
+from tests import netns
 from tests.conftest import DATA
 from tests.test_upload_http import curl, random_file
 from tests.test_worker_pipeline import big_capture
@@ -171,17 +174,36 @@ def test_a_resumable_upload_survives_its_web_worker_killed_and_continues_its_mul
     assert first  # one multipart upload carried the whole file, across the killed worker
 
 
+@pytest.mark.skipif(netns.missing() is not None, reason=str(netns.missing()))
 def test_two_workers_that_share_no_folder_each_analyse_evidence_uploaded_through_the_web(
     web: WebProcess, token: str, incident: Any, tmp_path: Path, s3_store: Any
 ) -> None:
     app.control.purge()
     machines = {name: host(tmp_path, name) for name in ("worker-a", "worker-b")}
+    broker = urlsplit(os.environ["CELERY_BROKER_URL"])
+    store = urlsplit(s3_store.endpoint)
+    assert broker.port and store.port
+    # Worker B is on "another machine": a network namespace that reaches only the broker and the store (and
+    # PostgreSQL, through its socket file); not the web, nor anything else on this host.
+    isolated = netns.isolated([broker.port, store.port])
+    b_net = isolated.__enter__()
 
     def worker(name: str) -> WorkerProcess:
         machine = machines[name]
+        extra = env_of(s3_store, machine)
+        prefix: tuple[str, ...] = ()
+        if name == "worker-b":
+            prefix = b_net.prefix
+            extra["CELERY_BROKER_URL"] = broker._replace(netloc=f"{b_net.host_ip}:{broker.port}").geturl()
+            extra["WHODUNNET_S3_ENDPOINT_URL"] = f"http://{b_net.host_ip}:{store.port}"
         return WorkerProcess(
-            kind="analysis", evidence_dir=machine / "evidence", log_dir=machine, extra_env=env_of(s3_store, machine)
+            kind="analysis", evidence_dir=machine / "evidence", log_dir=machine, extra_env=extra, prefix=prefix
         ).start()
+
+    web_port = urlsplit(web.url).port
+    for address in (b_net.host_ip, "127.0.0.1"):
+        reach = subprocess.run([*b_net.prefix, "curl", "-s", "-m", "2", f"http://{address}:{web_port}/"], check=False)
+        assert reach.returncode != 0, f"worker B's namespace reaches the web at {address}"
 
     a = worker("worker-a").wait_ready()
     b: WorkerProcess | None = None
@@ -201,6 +223,8 @@ def test_two_workers_that_share_no_folder_each_analyse_evidence_uploaded_through
         a.kill()
         time.sleep(3.5)  # the run's heartbeat goes stale; B's start-up reconcile claims it again
         b = worker("worker-b").wait_ready()
+        assert b.process is not None
+        assert os.readlink(f"/proc/{b.process.pid}/ns/net") != os.readlink("/proc/self/ns/net")  # really elsewhere
         run = wait_for(lambda: finished(second["id"]), timeout=180, what="worker B's re-run", worker=b)
         assert run.status == "done", run.error
         assert run.attempts == 2 and run.summary["packets"] == packets
@@ -210,6 +234,7 @@ def test_two_workers_that_share_no_folder_each_analyse_evidence_uploaded_through
         a.stop()
         if b is not None:
             b.stop()
+        isolated.__exit__(None, None, None)
     for machine in machines.values():
         assert not (machine / "evidence").exists()
     # Captures are read as a stream from the store: no worker copied anything to its disk.
