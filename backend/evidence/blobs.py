@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import io
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -40,6 +41,10 @@ SNIFF_BYTES = 64 * 1024
 #: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
 ANALYSIS_READ_AHEAD = 3
 TAIL_PREFIX = "incoming/"
+#: The keys this console makes: evidence (and an upload's multipart upload) ``ab/ab…`` named by a UUID's hex, and
+#: the saved partial parts of uploads. The reaper touches nothing else in the bucket.
+OUR_KEY = re.compile(r"([0-9a-f]{2})/\1[0-9a-f]{30}")
+OUR_TAIL = re.compile(r"incoming/[0-9a-f]{32}\.\d{5}\.tail")
 
 
 class BusyError(Exception):
@@ -622,6 +627,8 @@ class S3Store:
         removed: list[str] = []
         for upload in list(self._multiparts()):
             name = upload["Key"].rsplit("/", 1)[-1]
+            if not OUR_KEY.fullmatch(upload["Key"]):
+                continue  # not one of ours: a bucket may be shared
             if name not in known and now - upload["Initiated"].timestamp() > idle_seconds:
                 self.client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"])
                 removed.append(upload["Key"])
@@ -629,7 +636,11 @@ class S3Store:
         for page in paginator.paginate(Bucket=self.bucket, Prefix=TAIL_PREFIX):
             for item in page.get("Contents", []):
                 name = item["Key"][len(TAIL_PREFIX) :].split(".", 1)[0]
-                if name not in known and now - item["LastModified"].timestamp() > idle_seconds:
+                if (
+                    OUR_TAIL.fullmatch(item["Key"])
+                    and name not in known
+                    and now - item["LastModified"].timestamp() > idle_seconds
+                ):
                     self.client.delete_object(Bucket=self.bucket, Key=item["Key"])
                     removed.append(item["Key"])
         return removed

@@ -186,6 +186,8 @@ def test_termination_and_the_reaper_abort_multipart_uploads(
     Upload.objects.filter(pk=stale_id).update(updated_at=old)
     # A multipart upload no row owns (a web host lost with its database row): aborted once it is that old.
     orphan = s3_store.client().create_multipart_upload(Bucket=BUCKET, Key=blobs.blob_key("ab" * 16))["UploadId"]
+    # Another application's multipart upload in the same bucket: never ours to abort.
+    foreign = s3_store.client().create_multipart_upload(Bucket=BUCKET, Key="backups/db.tar")["UploadId"]
     # The stale upload goes (its multipart upload aborted); the orphan is still young, the live one left.
     assert reap_uploads(now=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)) == 1
     assert not multipart_of(s3_store, stale_id) and not s3_store.keys(f"incoming/{stale_id}")
@@ -194,6 +196,8 @@ def test_termination_and_the_reaper_abort_multipart_uploads(
     Upload.objects.filter(pk=live_id).update(updated_at=dt.datetime.now(dt.UTC))
     removed = reap_uploads(now=later)  # the live upload is stale by then too
     assert not multipart_of(s3_store, "ab" * 16) and removed >= 2
+    assert foreign in [u["UploadId"] for u in s3_store.multipart_uploads() if u["Key"] == "backups/db.tar"]
+    s3_store.client().abort_multipart_upload(Bucket=BUCKET, Key="backups/db.tar", UploadId=foreign)
 
 
 def test_downloads_lines_and_text_analyses_read_from_the_store(
