@@ -438,7 +438,7 @@ class S3Staging:
             self._multipart = multipart
         number = self._buf_start // self.part_bytes + 1
         self._s3.upload_part(
-            Bucket=self.store.bucket, Key=self.key, UploadId=multipart, PartNumber=number, Body=bytes(self._buf)
+            Bucket=self.store.bucket, Key=self.key, UploadId=multipart, PartNumber=number, Body=self._buf
         )
         self._buf_start += len(self._buf)
         self._buf = bytearray()
@@ -448,7 +448,7 @@ class S3Staging:
         keep = max(offset - self._buf_start, 0)
         del self._buf[keep:]
         if self._buf:
-            self._s3.put_object(Bucket=self.store.bucket, Key=self._tail_key(self._buf_start), Body=bytes(self._buf))
+            self._s3.put_object(Bucket=self.store.bucket, Key=self._tail_key(self._buf_start), Body=self._buf)
 
     def place(self) -> str:
         """Complete the multipart upload (the last, partial part goes up first); the object's name is the
@@ -458,7 +458,7 @@ class S3Staging:
         if multipart is None:
             if not self._buf and self.store.size(self.upload_id) is not None:
                 return self.upload_id  # placed by an earlier request whose database write failed
-            self._s3.put_object(Bucket=bucket, Key=self.key, Body=bytes(self._buf))
+            self._s3.put_object(Bucket=bucket, Key=self.key, Body=self._buf)
         else:
             if self._buf:
                 self._upload_part()
