@@ -39,6 +39,9 @@ lint: install
 	$(VENV)/bin/ruff check backend workers scripts bench
 	$(VENV)/bin/ruff format --check backend workers scripts bench
 	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-logo --no-cache
+	@if command -v docker >/dev/null 2>&1 && docker compose version >/dev/null 2>&1; then \
+		DJANGO_SECRET_KEY=lint WHODUNNET_S3_SECRET_ACCESS_KEY=lint docker compose config --quiet && echo "docker-compose.yml is valid"; \
+	else echo "docker compose is not installed: docker-compose.yml not validated"; fi
 	cd frontend && $(NPM) run --silent check:api || { echo "frontend/src/api/schema.d.ts is stale against backend/openapi.yml: run 'make schema' and commit both"; exit 1; }
 	cd frontend && $(NPM) run --silent lint
 

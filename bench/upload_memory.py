@@ -1,6 +1,7 @@
 """Peak memory of the web process while curl uploads a large file (default 2 GiB), one-shot and resumable.
 
     make bench            # or: .venv/bin/python bench/upload_memory.py --size-gib 4 --drop-at 0.9
+    .venv/bin/python bench/upload_memory.py --size-gib 4 --store s3   # into a SeaweedFS S3 store it starts
 
 Starts embedded services (or uses DATABASE_URL / CELERY_BROKER_URL), the same gunicorn
 the console runs, a user with an API token and an incident; then `curl -T` streams the
@@ -25,7 +26,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -108,13 +111,33 @@ def django(env: dict[str, str], code: str) -> str:
     )
 
 
+def bytes_kept(work: Path, s3: Any, location: str) -> Callable[[], int]:
+    """How many bytes of the resumable upload at ``location`` are in: its part file, or its multipart parts."""
+    upload_id = location.rsplit("/", 1)[1].replace("-", "")
+    if s3 is None:
+        part = work / "evidence" / "incoming" / f"{upload_id}.part"
+        return lambda: part.stat().st_size if part.exists() else 0
+    client, key = s3.client(), f"{upload_id[:2]}/{upload_id}"
+
+    def in_parts() -> int:
+        for upload in client.list_multipart_uploads(Bucket="whodunnet-evidence").get("Uploads", []):
+            if upload["Key"] == key:
+                parts = client.list_parts(Bucket="whodunnet-evidence", Key=key, UploadId=upload["UploadId"])
+                return sum(p["Size"] for p in parts.get("Parts", []))
+        return 0
+
+    return in_parts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-gib", type=float, default=2.0)
     parser.add_argument("--drop-at", type=float, default=0.9, help="cut the resumable upload at this fraction")
+    parser.add_argument("--store", choices=["local", "s3"], default="local", help="s3: a SeaweedFS it starts")
     args = parser.parse_args()
     size = int(args.size_gib * 1024) * 1024 * 1024  # whole MiB: the file is written in 1 MiB blocks
     work = Path(tempfile.mkdtemp(prefix="whodunnet-bench-"))
+    s3 = None
     try:
         with services(work / "services", quiet=True) as service_env:
             env = {
@@ -123,6 +146,12 @@ def main() -> int:
                 "DJANGO_SECRET_KEY": "bench-only",
                 "WHODUNNET_EVIDENCE_DIR": str(work / "evidence"),
             }
+            if args.store == "s3":
+                sys.path.insert(0, str(BACKEND))
+                from tests.s3server import SeaweedServer
+
+                s3 = SeaweedServer().start()
+                env.update(s3.env)
             subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=BACKEND, env=env, check=True)
             subprocess.run(
                 [
@@ -181,7 +210,7 @@ def main() -> int:
                 base = f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/"
                 auth = ["-H", f"Authorization: Token {ids['token']}"]
                 mib = 1024 * 1024
-                rows: list[tuple[str, str]] = [("file size", f"{size / mib:,.0f} MiB")]
+                rows: list[tuple[str, str]] = [("store", args.store), ("file size", f"{size / mib:,.0f} MiB")]
 
                 baseline = max(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
                 with PeakRss(tree) as peak:
@@ -213,10 +242,9 @@ def main() -> int:
                     first = subprocess.Popen(
                         ["curl", "--silent", *patch, "-H", "Upload-Offset: 0", "-T", str(source), location]
                     )
-                    part = next(iter((work / "evidence" / "incoming").glob("*.part")), None)
-                    while part is None or part.stat().st_size < args.drop_at * size:
+                    kept = bytes_kept(work, s3, location)
+                    while kept() < args.drop_at * size:
                         time.sleep(0.01)
-                        part = part or next(iter((work / "evidence" / "incoming").glob("*.part")), None)
                     first.send_signal(signal.SIGKILL)  # the connection drops
                     first.wait()
                     dropped = time.monotonic() - started
@@ -247,6 +275,8 @@ def main() -> int:
                 os.killpg(web.pid, signal.SIGTERM)
                 web.wait(timeout=20)
     finally:
+        if s3 is not None:
+            s3.stop()
         shutil.rmtree(work, ignore_errors=True)
     return 0
 

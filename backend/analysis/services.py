@@ -35,6 +35,7 @@ from analysis.models import (
     FindingSeverity,
     RunStatus,
 )
+from evidence import blobs
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
@@ -419,8 +420,9 @@ def _analyse(*, run_id: int, token: uuid.UUID) -> None:
     limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES)
     tuning = Tuning.from_json(evidence.tuning)
     # Findings drawn across results (counter diffs, kernel ranges) come from correlate(), once per incident.
+    # The stored file: its path, or an object the engine streams from the store (decision 0017).
     result = analyze(
-        [evidence.path],
+        [blobs.store().source(evidence.storage_name)],
         progress=progress,
         limits=limits,
         kinds=[run.forced_kind or None],

@@ -30,8 +30,8 @@ from analysis.serializers import (
     FindingSerializer,
     TimeSequenceSerializer,
 )
+from evidence import blobs, uploads
 from evidence import services as evidence_services
-from evidence import uploads
 from evidence.http import RawBodyParser, idle_timeout, refusal, request_body
 from evidence.models import Evidence
 from evidence.selectors import get_evidence
@@ -235,7 +235,8 @@ class TimeSequenceView(APIView):
             max_points = min(max(int(request.query_params.get("max_points", "20000")), 100), 100_000)
         except ValueError:
             return Response({"max_points": ["A number."]}, status=400)
-        series = time_sequence(evidence.path, conn_id, max_points=max_points, sender=sender)  # type: ignore[arg-type]
+        with blobs.store().open(evidence.storage_name) as stored:  # read as a stream, never copied
+            series = time_sequence(stored, conn_id, max_points=max_points, sender=sender)  # type: ignore[arg-type]
         return Response(TimeSequenceSerializer(dataclasses.asdict(series)).data)
 
 

@@ -6,8 +6,9 @@ HTML. Two such cases reach the API: a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` 
 Django answers itself (an unknown route, a bad Host, a CSRF failure outside DRF, a crash). For paths under
 ``/api/`` those answers are JSON; the single-page app and the admin keep Django's pages.
 
-A database or broker that cannot be reached is a 503 with ``Retry-After`` on every path, never a page. Django
-turns an exception into a response in two places, so there are two hooks: ``ServiceUnavailableMiddleware``
+A database, broker or evidence store (``WHODUNNET_STORAGE=s3``) that cannot be reached is a 503 with
+``Retry-After`` on every path, never a page. Django turns an exception into a response in two places, so there are
+two hooks: ``ServiceUnavailableMiddleware``
 (``process_exception``) sees what a view raised, before the debug page would; ``server_error`` (``handler500``)
 sees everything else that escaped, from a middleware included.
 """
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import botocore.exceptions
 import kombu.exceptions
 import redis.exceptions
 from django.conf import settings
@@ -42,12 +44,16 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     ConnectionError,
+    # The S3 client's own failures: the store refused the connection, timed out or dropped it (after retries).
+    botocore.exceptions.BotoCoreError,
 )
 
 
 def unavailable(exc: BaseException) -> JsonResponse:
     """503 with Retry-After, naming which service is down (never the error's text: it can hold addresses)."""
     service = "database" if isinstance(exc, (db.OperationalError, db.InterfaceError)) else "broker"
+    if isinstance(exc, botocore.exceptions.BotoCoreError):
+        service = "evidence store"
     logger.warning("answering 503: the %s is unreachable (%s: %s)", service, type(exc).__name__, exc)
     response = JsonResponse(
         {"detail": f"The {service} is unreachable; nothing was changed by this request. Try again shortly."},

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 from config import queues
 from config.env import env_bool, env_float, env_header, env_int, env_list, env_required, env_size, env_str
@@ -191,6 +193,20 @@ UPLOAD_IDLE_SECONDS = env_float("WHODUNNET_UPLOAD_IDLE_SECONDS", 60.0, minimum=1
 # What one team may keep: its evidence plus its unfinished uploads (413 for one file over MAX_UPLOAD_BYTES,
 # 507 for a team over its quota or a full disk).
 TEAM_QUOTA_BYTES = env_size("WHODUNNET_TEAM_QUOTA_BYTES", 1024**4)
+# Where evidence bytes live (decision 0017): "local" (EVIDENCE_DIR, one machine) or "s3" (any S3-compatible store:
+# web, analysis and bisect workers on separate hosts share nothing but PostgreSQL, the broker and the bucket).
+STORAGE = env_str("WHODUNNET_STORAGE", "local")
+if STORAGE not in ("local", "s3"):
+    raise ImproperlyConfigured(f"WHODUNNET_STORAGE is {STORAGE!r}: say local or s3.")
+S3_ENDPOINT_URL = env_str("WHODUNNET_S3_ENDPOINT_URL", "")  # empty: AWS itself
+S3_BUCKET = env_str("WHODUNNET_S3_BUCKET", "whodunnet-evidence")
+S3_ACCESS_KEY_ID = env_str("WHODUNNET_S3_ACCESS_KEY_ID", "")  # empty: boto3's own chain (instance role, ~/.aws)
+S3_SECRET_ACCESS_KEY = env_str("WHODUNNET_S3_SECRET_ACCESS_KEY", "")
+S3_REGION = env_str("WHODUNNET_S3_REGION", "us-east-1")
+# A worker reads an object with ranged GETs of this size, fetching the next while it reads one.
+S3_READ_AHEAD_BYTES = env_size("WHODUNNET_S3_READ_AHEAD_BYTES", 8 * 1024**2, minimum=64 * 1024)
+# This worker's own scratch folder: a stored file being analysed is copied here and deleted after the run.
+SCRATCH_DIR = Path(env_str("WHODUNNET_SCRATCH_DIR", str(Path(tempfile.gettempdir()) / "whodunnet-scratch")))
 
 # --- background work --------------------------------------------------------
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")

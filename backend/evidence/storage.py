@@ -1,12 +1,14 @@
-"""Upload bytes on disk, exact or refused: appended in whole parts, hashed as they stream, never held in memory.
+"""Upload bytes, exact or refused: appended in whole parts, hashed as they stream, never held whole in memory.
 
-Every upload (a one-shot body or a resumable tus upload, decision 0009) writes to ``incoming/<upload id>.part``
-under ``EVIDENCE_DIR``. A request that appends holds an exclusive ``flock`` on that file, so two requests never
-write one upload and the reaper never removes a file that is being written. ``Appender`` copies a request body
-into it from a given offset, hashing (sha256) and counting; it remembers the last *part boundary* it passed (a
-multiple of ``UPLOAD_PART_BYTES``) with the hash state there, which is what a cut-off request keeps: a
-resumable upload resumes from a whole part, as an S3 multipart upload will (issue 15). A completed file is
-fsynced and renamed to its server-made name; only then is the database row written.
+Every upload (a one-shot body or a resumable tus upload, decision 0009) writes to its ``Staging`` in the
+configured store (``evidence.blobs``, decision 0017): a part file ``incoming/<upload id>.part`` under
+``EVIDENCE_DIR`` held by an exclusive ``flock``, or one S3 multipart upload held by a PostgreSQL advisory lock,
+so two requests never write one upload and the reaper never removes one that is being written. ``Appender``
+copies a request body into it from a given offset, hashing (sha256) and counting; it remembers the last *part
+boundary* it passed (a multiple of ``UPLOAD_PART_BYTES``) with the hash state there, which is what a cut-off
+request keeps: a resumable upload resumes from a whole part (under S3, one ``UploadPart``). A completed upload
+is made durable under its server-made name (a rename, or ``CompleteMultipartUpload``); only then is the
+database row written.
 
 The readers at the bottom (``read_lines``) serve requests that look into stored evidence, with memory bounded
 whatever the file holds (a 2 GB line, a gzip bomb).
@@ -14,20 +16,17 @@ whatever the file holds (a 2 GB line, a gzip bomb).
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
 import gzip
 import hashlib
-import os
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from evidence.blobs import Staging
 from whodunnet.errors import InputRefused
 from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits, SmallReads
 
@@ -82,92 +81,6 @@ def _disk_full() -> StorageFull:
     return StorageFull("The server's evidence disk is full; nothing of this request was kept. Try again later.")
 
 
-class PartFile:
-    """One upload's bytes on disk, opened and locked for one writer (``with PartFile(path) as part``)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd = -1
-
-    def __enter__(self) -> PartFile:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            if exc.errno in _FULL:
-                raise _disk_full() from None
-            raise
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self.fd)
-            self.fd = -1
-            raise UploadBusy(
-                "Another request is still sending this upload; ask for its offset (HEAD) again in a few seconds."
-            ) from None
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing the descriptor releases the lock
-            self.fd = -1
-
-    def size(self) -> int:
-        return os.fstat(self.fd).st_size
-
-    def truncate(self, length: int) -> None:
-        os.ftruncate(self.fd, length)
-
-    def sync(self) -> None:
-        os.fsync(self.fd)
-
-    def head(self) -> bytes:
-        return os.pread(self.fd, SNIFF_BYTES, 0)
-
-    def sha256(self, *, chunk_size: int) -> Any:
-        """Hash the file from its start (an upload resumed in another process lost its streaming hash)."""
-        digest = hashlib.sha256()
-        position = 0
-        while chunk := os.pread(self.fd, chunk_size, position):
-            digest.update(chunk)
-            position += len(chunk)
-        return digest
-
-
-@contextlib.contextmanager
-def _probe(path: Path, *, shared: bool) -> Iterator[bool | None]:
-    """Try to lock a part file without waiting: None when there is no file, False when a request holds it."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        yield None
-        return
-    try:
-        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        os.close(fd)
-
-
-def is_busy(path: Path) -> bool:
-    """Whether a request holds this part file (is writing it) right now."""
-    with _probe(path, shared=True) as locked:
-        return locked is False
-
-
-def try_remove(path: Path) -> bool:
-    """Delete a part file unless a request holds it; True when it is gone."""
-    with _probe(path, shared=False) as locked:
-        if locked:
-            path.unlink(missing_ok=True)
-        return locked is not False
-
-
 class Appender:
     """Copies one request body into a locked part file from ``start``, hashing and counting.
 
@@ -179,7 +92,7 @@ class Appender:
 
     def __init__(
         self,
-        part: PartFile,
+        part: Staging,
         *,
         start: int,
         end: int,
@@ -205,8 +118,7 @@ class Appender:
 
         ``exact_end``: the body must also end exactly at ``end`` (a one-shot body whose length is the file's).
         """
-        self.part.truncate(self.start)  # a request killed mid-write may have left bytes past the kept offset
-        os.lseek(self.part.fd, self.start, os.SEEK_SET)
+        self.part.begin(self.start)
         while True:
             want = self.chunk_size
             if body.length is not None:
@@ -235,15 +147,12 @@ class Appender:
         return f"The body ended after {got:,} of the {body.length:,} bytes its Content-Length declared{why}."
 
     def _write(self, chunk: bytes) -> None:
-        view = memoryview(chunk)
-        while view:
-            try:
-                written = os.write(self.part.fd, view)
-            except OSError as exc:
-                if exc.errno in _FULL:
-                    raise _disk_full() from None
-                raise
-            view = view[written:]
+        try:
+            self.part.write(chunk)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                raise _disk_full() from None
+            raise
 
     def _feed(self, chunk: bytes) -> None:
         view = memoryview(chunk)
@@ -300,18 +209,6 @@ class HashStates:
 HASHES = HashStates()
 
 
-def place(part: PartFile, final: Path) -> None:
-    """Make a complete part file durable and move it to its final name (same filesystem: an atomic rename)."""
-    part.sync()
-    final.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(part.path, final)
-    directory = os.open(final.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
 # --- reading stored evidence for a request ----------------------------------------------------------------
 
 MAX_LINES = 500
@@ -326,7 +223,7 @@ class LinesUnreadable(Exception):
     """The file cannot be shown as lines (a gzip bomb, corrupt gzip); the text says why."""
 
 
-def read_lines(path: Path, start: int, end: int, *, limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
+def read_lines(raw: BinaryIO, start: int, end: int, *, limits: Limits = DEFAULT_LIMITS) -> list[dict[str, Any]]:
     """Lines ``start``..``end`` (1-based) of a text file, plain or gzip, as text for display.
 
     Memory stays bounded whatever the file holds: a line is read in pieces of ``_LINE_PIECE`` and only its
@@ -334,7 +231,7 @@ def read_lines(path: Path, start: int, end: int, *, limits: Limits = DEFAULT_LIM
     inflated size). Undecodable bytes are replaced.
     """
     out: list[dict[str, Any]] = []
-    with open(path, "rb") as raw:
+    with raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
         stream: Any = gzip.GzipFile(fileobj=SmallReads(raw)) if gzipped else raw

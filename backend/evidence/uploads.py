@@ -4,19 +4,19 @@ Two ways in share this (decision 0009): the one-shot body of ``POST|PUT …/evid
 exact or refused, nothing kept of a body that stops short) and the resumable tus upload (``start_upload``, then
 ``append`` per PATCH, keeping whole parts of a body cut off mid-way). Both check the size limit, the team's quota
 and the disk before a byte is written and again while the body streams, and both finish the same way: the file
-is made durable and renamed into place, then one transaction writes the Evidence row, the timeline event and
-the signal that queues its analysis.
+is made durable under its name in the configured store (``evidence.blobs``: renamed on disk, or the S3 multipart
+upload completed), then one transaction writes the Evidence row, the timeline event and the signal that queues
+its analysis.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import errno
 import logging
-import os
-import shutil
-import uuid
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,19 +26,18 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import Team
-from evidence import signals
+from evidence import blobs, signals
+from evidence.blobs import Staging
 from evidence.models import Evidence, Upload
 from evidence.storage import (
     HASHES,
     Appender,
     Body,
-    PartFile,
     Readable,
     StorageFull,
+    UploadBusy,
     UploadRefused,
     UploadTooLarge,
-    place,
-    try_remove,
 )
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
@@ -57,7 +56,7 @@ class OffsetMismatch(UploadRefused):
     status = 409
 
 
-def detected_kind(*, head: bytes, path: Path) -> str:
+def detected_kind(*, head: bytes, open_file: Callable[[], BinaryIO]) -> str:
     """The evidence kind shown right after upload; the analysis may refine it.
 
     A binary format is named by its kind (``pcap`` → capture); a gzip is named by what it holds
@@ -66,7 +65,8 @@ def detected_kind(*, head: bytes, path: Path) -> str:
     found = sniff(head)
     if found == "gzip":
         try:
-            found = sniff_gzip_inner(path)
+            with open_file() as stored:
+                found = sniff_gzip_inner(stored)
         except MalformedInput:
             return "gzip"
         binary = registry.kind_of_format(found)
@@ -94,13 +94,6 @@ def team_usage(*, team_id: int) -> int:
     return int(stored) + int(pending or 0)
 
 
-def _free_bytes() -> int:
-    root = Path(settings.EVIDENCE_DIR)
-    while not root.exists() and root != root.parent:
-        root = root.parent
-    return shutil.disk_usage(root).free
-
-
 def _check_size(length: int | None) -> None:
     limit = settings.MAX_UPLOAD_BYTES
     if length is not None and length > limit:
@@ -121,8 +114,8 @@ def _check_quota(*, team_id: int, more: int, upload: Upload | None = None) -> No
 
 
 def _check_disk(more: int) -> None:
-    free = _free_bytes()
-    if more > free:
+    free = blobs.store().free_bytes()  # None: an object store, which has no free count to ask
+    if free is not None and more > free:
         raise StorageFull(
             f"The server's evidence disk has {free:,} bytes free, fewer than the {more:,} this upload needs. "
             "Try again later."
@@ -130,6 +123,24 @@ def _check_disk(more: int) -> None:
 
 
 # --- starting, appending, finishing ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _staging(upload: Upload) -> Iterator[Staging]:
+    """The upload's bytes so far, held for this request alone (423 while another request holds them)."""
+    try:
+        with blobs.store().staging(upload.id.hex) as part:
+            yield part
+    except blobs.BusyError:
+        raise UploadBusy(
+            "Another request is still sending this upload; ask for its offset (HEAD) again in a few seconds."
+        ) from None
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StorageFull(
+                "The server's evidence disk is full; nothing of this request was kept. Try again later."
+            ) from None
+        raise
 
 
 def start_upload(*, user: User, incident: Incident, filename: str, length: int | None, resumable: bool) -> Upload:
@@ -161,7 +172,7 @@ def receive_upload(
     body = Body(stream=stream, length=content_length)
     key = upload.id.hex
     try:
-        with PartFile(upload.part_path) as part:
+        with _staging(upload) as part:
             appender = Appender(
                 part,
                 start=0,
@@ -195,7 +206,7 @@ def append(*, upload: Upload, offset: int, body: Body) -> Upload:
     subclasses (409 wrong offset, 413 past the length, 423 another request writing, 507 no room).
     """
     key = upload.id.hex
-    with PartFile(upload.part_path) as part:
+    with _staging(upload) as part:
         upload.refresh_from_db()  # the offset may have moved while another request held the file
         if offset != upload.offset:
             raise OffsetMismatch(
@@ -229,16 +240,15 @@ def append(*, upload: Upload, offset: int, body: Body) -> Upload:
     return upload
 
 
-def _keep(*, upload: Upload, part: PartFile, offset: int, hasher: Any | None) -> None:
+def _keep(*, upload: Upload, part: Staging, offset: int, hasher: Any | None) -> None:
     """Make the first ``offset`` bytes durable and the upload's new offset; anything after them goes."""
-    part.truncate(offset)
-    part.sync()
+    part.keep(offset)
     upload.offset = offset
     upload.save(update_fields=["offset", "updated_at"])
     HASHES.keep(upload.id.hex, offset, hasher)
 
 
-def _finish_again(*, upload: Upload, part: PartFile) -> Upload:
+def _finish_again(*, upload: Upload, part: Staging) -> Upload:
     """An upload whose bytes were all in when its request died before recording it, or one already recorded."""
     if upload.evidence_id is None:
         _finish(upload=upload, part=part, hasher=HASHES.take(upload.id.hex, upload.offset), size=upload.offset)
@@ -248,24 +258,24 @@ def _finish_again(*, upload: Upload, part: PartFile) -> Upload:
 def finish_if_complete(*, upload: Upload) -> Upload:
     """Record the evidence of an upload whose every byte is in but whose request died first (idempotent)."""
     if upload.evidence_id is None and upload.resumable and upload.offset == upload.length:
-        with PartFile(upload.part_path) as part:
+        with _staging(upload) as part:
             upload.refresh_from_db()
             return _finish_again(upload=upload, part=part)
     return upload
 
 
-def _finish(*, upload: Upload, part: PartFile, hasher: Any | None, size: int) -> Evidence:
+def _finish(*, upload: Upload, part: Staging, hasher: Any | None, size: int) -> Evidence:
     """Put the complete file in place, then record it as evidence and queue its analysis once that commits."""
-    if hasher is None:  # resumed in another process: hash the part file once, now (decision 0009)
-        logger.info("upload %s was resumed in another process: hashing its %s bytes again", upload.id, f"{size:,}")
-        hasher = part.sha256(chunk_size=settings.UPLOAD_CHUNK_BYTES)
-    sha256 = hasher.hexdigest()
-    head = part.head()
-    storage_name = uuid.uuid4().hex
-    final = Path(settings.EVIDENCE_DIR) / storage_name[:2] / storage_name
-    place(part, final)
+    store = blobs.store()
+    storage_name = part.place()
     try:
-        detected = detected_kind(head=head, path=final)
+        if hasher is None:  # resumed in another process: hash the stored file once, now (decisions 0009, 0017)
+            logger.info("upload %s was resumed in another process: hashing its %s bytes again", upload.id, f"{size:,}")
+            with store.open(storage_name) as stored:
+                hasher = blobs.sha256_of(stored, chunk_size=settings.UPLOAD_CHUNK_BYTES)
+        sha256 = hasher.hexdigest()
+        head = blobs.head_of(store, storage_name)
+        detected = detected_kind(head=head, open_file=lambda: store.open(storage_name, block=blobs.SNIFF_BYTES))
         incident = upload.incident
         with transaction.atomic():
             evidence = Evidence.objects.create(
@@ -290,7 +300,7 @@ def _finish(*, upload: Upload, part: PartFile, hasher: Any | None, size: int) ->
             )
             signals.send(signals.needs_reading, evidence=evidence)
     except BaseException:
-        os.replace(final, part.path)  # the bytes go back where a retry can finish them
+        part.unplace(storage_name)  # the bytes go back where a retry can finish them
         upload.evidence = None
         raise
     HASHES.forget(upload.id.hex)
@@ -300,15 +310,15 @@ def _finish(*, upload: Upload, part: PartFile, hasher: Any | None, size: int) ->
 def end_upload(*, upload: Upload) -> None:
     """Termination: the client gives up; its bytes and its reservation go (423 while a request still writes)."""
     key = upload.id.hex
-    with PartFile(upload.part_path):
-        upload.part_path.unlink(missing_ok=True)
+    with _staging(upload) as part:
+        part.remove()
         upload.delete()
     HASHES.forget(key)
 
 
 def _drop(upload: Upload) -> None:
     """A one-shot upload that failed: nothing of it stays."""
-    upload.part_path.unlink(missing_ok=True)
+    blobs.store().staging(upload.id.hex).remove()
     Upload.objects.filter(pk=upload.pk).delete()
     HASHES.forget(upload.id.hex)
 
@@ -327,20 +337,14 @@ def reap_uploads(*, now: dt.datetime | None = None) -> int:
     now = now or timezone.now()
     stale = now - dt.timedelta(seconds=settings.UPLOAD_STALE_SECONDS)
     removed = 0
+    store = blobs.store()
     for upload in Upload.objects.filter(updated_at__lt=stale):
-        if upload.evidence_id is None and not try_remove(upload.part_path):
+        if upload.evidence_id is None and not store.try_remove(upload.id.hex):
             continue
         upload.delete()
         removed += 1
-    incoming = Path(settings.EVIDENCE_DIR) / "incoming"
-    if incoming.is_dir():
-        known = {u.hex for u in Upload.objects.values_list("id", flat=True)}
-        for path in incoming.glob("*.part"):
-            try:
-                idle = now.timestamp() - path.stat().st_mtime
-            except FileNotFoundError:
-                continue
-            if path.stem not in known and idle > settings.UPLOAD_STALE_SECONDS and try_remove(path):
-                logger.info("removed orphaned part file %s", path.name)
-                removed += 1
+    known = {u.hex for u in Upload.objects.values_list("id", flat=True)}
+    for orphan in store.reap_orphans(known=known, idle_seconds=settings.UPLOAD_STALE_SECONDS, now=now.timestamp()):
+        logger.info("removed orphaned upload bytes %s", orphan)
+        removed += 1
     return removed

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import current_user
-from evidence import selectors, uploads
+from evidence import blobs, selectors, uploads
 from evidence.http import RawBodyParser, idle_timeout, refusal, request_body
 from evidence.models import Upload
 from evidence.serializers import (
@@ -31,7 +31,7 @@ from evidence.serializers import (
     UploadErrorSerializer,
     UploadStatusSerializer,
 )
-from evidence.storage import MAX_LINES, LinesUnreadable, UploadBusy, UploadRefused, is_busy, read_lines
+from evidence.storage import MAX_LINES, LinesUnreadable, UploadBusy, UploadRefused, read_lines
 from incidents.selectors import get_incident
 from whodunnet import registry
 from whodunnet.limits import Limits
@@ -43,14 +43,19 @@ class EvidenceDownloadView(APIView):
         incident = get_incident(user=current_user(request), incident_id=incident_id)
         evidence = selectors.get_evidence(incident=incident, evidence_id=evidence_id)
         response = FileResponse(
-            open(evidence.path, "rb"),  # noqa: SIM115 - FileResponse closes it when the response is sent
+            blobs.store().open(evidence.storage_name),  # streamed from the store; FileResponse closes it
             as_attachment=True,
             filename=evidence.filename,
             content_type="application/octet-stream",
         )
+        response.block_size = settings.UPLOAD_CHUNK_BYTES
         response["X-Content-Type-Options"] = "nosniff"
         response["Content-Security-Policy"] = "sandbox; default-src 'none'"
         return response
+
+
+#: Ranged reads of a stored file for the lines view: small, since most requests want a few lines near the start.
+LINES_BLOCK = 1024 * 1024
 
 
 class EvidenceLinesView(APIView):
@@ -77,7 +82,8 @@ class EvidenceLinesView(APIView):
         # A gzip is inflated no further than the analysis reads it, and refused as a bomb as the analysis would.
         limits = Limits(max_input_bytes=settings.MAX_UPLOAD_BYTES, max_inflated_bytes=settings.MAX_UPLOAD_BYTES)
         try:
-            lines = read_lines(evidence.path, start, end, limits=limits)
+            stored = blobs.store().open(evidence.storage_name, block=LINES_BLOCK)
+            lines = read_lines(stored, start, end, limits=limits)
         except LinesUnreadable as exc:
             return Response({"detail": f"This file cannot be shown as lines: {exc}."}, status=422)
         return Response({"start": start, "end": end, "lines": lines})
@@ -223,7 +229,7 @@ class UploadDetailView(TusView):
     def head(self, request: Request, incident_id: str, upload_id: str) -> Response:
         upload = self._upload(request, incident_id, upload_id)
         _tus_version(request)
-        if upload.evidence_id is None and is_busy(upload.part_path):
+        if upload.evidence_id is None and blobs.store().busy(upload.id.hex):
             # A request is still writing it (often the one whose client just lost its connection and has not
             # noticed yet): its offset is about to move, so say "locked" and let the client ask again.
             raise UploadBusy("A request is still sending this upload; ask again in a moment.")

@@ -23,6 +23,28 @@ def evidence_dir(settings: Any, tmp_path: Path) -> Path:
     return settings.EVIDENCE_DIR  # type: ignore[no-any-return]
 
 
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[Any]:
+    """One real SeaweedFS S3 server for the session (tests use distinct keys: upload ids are UUIDs)."""
+    from tests.s3server import SeaweedServer
+
+    server = SeaweedServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_store(settings: Any, s3_server: Any, tmp_path: Path) -> Any:
+    """This test's evidence lives in the S3 server (WHODUNNET_STORAGE=s3); returns the server."""
+    settings.STORAGE = "s3"
+    settings.S3_ENDPOINT_URL = s3_server.endpoint
+    settings.S3_BUCKET = s3_server.env["WHODUNNET_S3_BUCKET"]
+    settings.S3_ACCESS_KEY_ID = s3_server.env["WHODUNNET_S3_ACCESS_KEY_ID"]
+    settings.S3_SECRET_ACCESS_KEY = s3_server.env["WHODUNNET_S3_SECRET_ACCESS_KEY"]
+    settings.SCRATCH_DIR = tmp_path / "scratch"
+    return s3_server
+
+
 @pytest.fixture
 def bisect_cache() -> Iterator[Path]:
     """A folder for workers' bisect caches that the sandbox user can reach (pytest's tmp_path is 0700 root)."""

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from evidence import blobs
 from evidence.models import Evidence, Upload
-from evidence.storage import HASHES, PartFile
+from evidence.storage import HASHES
 from evidence.uploads import reap_uploads
 from tests.conftest import DATA, client_for
 
@@ -258,7 +259,7 @@ def test_it_answers_the_tus_refusals_as_json(owner: User, incident: Any, setting
     assert wrong_type.status_code == 415
     assert patch(client, location, 0, b"x" * 41).status_code == 413
     assert patch(client, location, 5, b"x").status_code == 409
-    with PartFile(Upload.objects.get().part_path):  # another request is writing it
+    with blobs.store().staging(Upload.objects.get().id.hex):  # another request is writing it
         assert patch(client, location, 0, b"x").status_code == 423
         assert client.head(location, **TUS).status_code == 423
     assert client.delete(location, **TUS).status_code == 204
@@ -300,7 +301,7 @@ def test_it_reaps_stale_uploads_and_orphaned_part_files_but_not_live_ones(
     fresh_orphan = evidence_dir / "incoming" / "fedcba9876543210fedcba9876543210.part"
     fresh_orphan.write_bytes(b"x")
     assert stale.part_path.exists()
-    with PartFile(busy.part_path):  # a request still writes it: left for the next sweep
+    with blobs.store().staging(busy.id.hex):  # a request still writes it: left for the next sweep
         assert reap_uploads() == 2
     assert not stale.part_path.exists() and not orphan.exists()
     assert fresh_orphan.exists() and busy.part_path.exists()

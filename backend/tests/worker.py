@@ -35,9 +35,16 @@ class WorkerProcess:
     """``celery worker`` for the queues of ``WORKERS[kind]``, in its own process group (a test can SIGKILL it)."""
 
     def __init__(
-        self, *, kind: str, evidence_dir: Path, log_dir: Path, extra_env: dict[str, str] | None = None
+        self,
+        *,
+        kind: str,
+        evidence_dir: Path,
+        log_dir: Path,
+        extra_env: dict[str, str] | None = None,
+        prefix: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
+        self.prefix = prefix  # e.g. ("ip", "netns", "exec", NAME): the worker runs inside that namespace
         self.env = {
             **os.environ,
             "DATABASE_URL": test_database_url(),
@@ -53,6 +60,7 @@ class WorkerProcess:
         with open(self.log_dir / f"worker-{time.monotonic_ns()}.log", "wb") as log:
             self.process = subprocess.Popen(
                 [
+                    *self.prefix,
                     sys.executable,
                     "-m",
                     "celery",

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from capture_testdata import CAPTURES
 
@@ -77,3 +81,45 @@ def test_it_result_is_json_ready() -> None:
         "duplicate_ttl",
     }
     assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}
+
+
+class _StreamOnly:
+    """A ``Source`` as an object store gives one: no path, a stream, and a copy only when asked for."""
+
+    def __init__(self, path: Path, scratch: Path) -> None:
+        self.name = "stored-object"
+        self.size = path.stat().st_size
+        self._path = path
+        self._scratch = scratch
+        self.copies = 0
+        self.opened = 0
+
+    def open(self) -> Any:
+        self.opened += 1
+        return open(self._path, "rb")
+
+    @contextlib.contextmanager
+    def local_copy(self) -> Iterator[Path]:
+        self.copies += 1
+        copy = self._scratch / "copy"
+        shutil.copyfile(self._path, copy)
+        try:
+            yield copy
+        finally:
+            copy.unlink()
+
+
+def test_it_reads_a_source_as_it_reads_a_path_streaming_captures_and_copying_other_kinds(tmp_path: Path) -> None:
+    capture = CAPTURES / "echo-connections.pcap.gz"  # gzip: sniffed through the stream too
+    text = tmp_path / "sysctl.txt"
+    text.write_text("net.ipv4.tcp_rmem = 4096 131072 6291456\nnet.core.somaxconn = 4096\n")
+    by_path = analyze([capture, text], combine_evidence=False)
+    sources = [_StreamOnly(capture, tmp_path), _StreamOnly(text, tmp_path)]
+    by_source = analyze(sources, combine_evidence=False)
+    for a, b in zip(by_path.evidence, by_source.evidence, strict=True):
+        assert (a.kind, a.summary, a.error) == (b.kind, b.summary, b.error)
+        assert b.path == "stored-object"
+    assert by_source.evidence[0].kind == "capture" and by_source.evidence[0].summary["packets"] > 0
+    assert sources[0].copies == 0 and sources[0].opened >= 2  # streamed: never copied
+    assert sources[1].copies == 1  # a kind that reads by path gets a copy
+    assert [f.kind for f in by_path.findings] == [f.kind for f in by_source.findings]

@@ -5,17 +5,23 @@ file's kind from its content, runs that kind's analyzer (``whodunnet.registry``)
 raises for bad input: a file that cannot be read is an ``EvidenceResult`` with an
 ``error`` (and whatever was read before the break). ``combine`` runs the kinds' combiners
 over results alone (the backend calls it for a whole incident).
+
+A file is a path, or a ``Source``: a file kept elsewhere (an object store) that the engine
+opens as a stream. A kind that reads streams (``Kind.streams``: captures) reads it as it
+arrives; any other kind gets the local copy the source makes for it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Protocol
 
 from whodunnet import ENGINE_VERSION, registry, snapshots
 from whodunnet import provenance as prov
@@ -31,6 +37,23 @@ logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float, str], None]
 
+
+class Source(Protocol):
+    """A file the engine reads without a path of its own: ``name`` (shown as its path), ``size``
+    in bytes, ``open()`` a readable, seekable binary stream, ``local_copy()`` a path to a copy
+    that exists while the block runs (for kinds that read files by path)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    def open(self) -> BinaryIO: ...
+
+    def local_copy(self) -> contextlib.AbstractContextManager[Path]: ...
+
+
 #: The kinds a person can choose when the content sniffing got a file wrong.
 EVIDENCE_KINDS: tuple[str, ...] = registry.names()
 
@@ -41,7 +64,7 @@ PROGRESS_INTERVAL = 0.1
 
 
 def analyze(
-    paths: Sequence[str | Path],
+    paths: Sequence[str | Path | Source],
     *,
     progress: ProgressCallback | None = None,
     limits: Limits = DEFAULT_LIMITS,
@@ -60,7 +83,7 @@ def analyze(
     ``combine_evidence=False`` leaves out the findings ``combine`` draws from the results (counter
     diffs, kernel ranges, the receive-window model): the backend computes those once per incident.
     """
-    files = [Path(p) for p in paths]
+    files = [Path(p) if isinstance(p, (str, Path)) else p for p in paths]
     wanted = list(kinds) if kinds is not None else [None] * len(files)
     if len(wanted) != len(files):
         raise ValueError("give one kind (or None) per path")
@@ -71,7 +94,8 @@ def analyze(
     findings: list[Finding] = []
     done = 0
     for index, (path, size) in enumerate(zip(files, sizes, strict=True)):
-        label = f"reading {path.name}" + (f" ({index + 1} of {len(files)})" if len(files) > 1 else "")
+        shown = path.name if isinstance(path, Path) else Path(path.name).name
+        label = f"reading {shown}" + (f" ({index + 1} of {len(files)})" if len(files) > 1 else "")
 
         def file_progress(fraction: float, _done: int = done, _size: int = size, _label: str = label) -> None:
             throttle((_done + fraction * _size) / total, _label)
@@ -106,14 +130,15 @@ def _given(provenance: Mapping[str, Provenance] | None, path: str | Path) -> Pro
 
 def _analyze_one(
     index: int,
-    path: Path,
+    file: Path | Source,
     limits: Limits,
     progress: Callable[[float], None],
     wanted: str | None = None,
     tuning: Tuning = DEFAULT_TUNING,
 ) -> tuple[EvidenceResult, list[Finding]]:
+    path = file if isinstance(file, Path) else Path(file.name)
     try:
-        with open(path, "rb") as f:
+        with _open(file) as f:
             head = f.read(SNIFF_BYTES)
     except OSError as exc:
         return _unknown(path, f"the file cannot be read ({exc.strerror or exc})"), []
@@ -127,7 +152,8 @@ def _analyze_one(
         return _unknown(path, f"this is not a {chosen.name}: it looks like {_describe(found, head)}"), []
     if found == "gzip" and (chosen is None or chosen.formats):
         try:
-            found = sniff_gzip_inner(path)
+            with _open(file) as f:
+                found = sniff_gzip_inner(f)
         except MalformedInput as exc:
             return _unknown(path, exc.message), []
         inner = _kind_of(found)
@@ -137,7 +163,9 @@ def _analyze_one(
     if kind is None:
         return _unknown(path, f"not a recognised evidence file: it looks like {_describe(found, head)}"), []
     try:
-        return kind.analyze(index, path, limits=limits, progress=progress, **tuning.arguments(kind))
+        if isinstance(file, Path):
+            return kind.analyze(index, path, limits=limits, progress=progress, **tuning.arguments(kind))
+        return _analyze_source(index, file, kind, limits=limits, progress=progress, tuning=tuning)
     except InputRefused as exc:  # a gzip bomb: what was read of it is no result, only the refusal is
         error = ErrorInfo(f"{exc.message}; nothing of it was analysed (offset counted in the gzip file)", exc.offset)
         return EvidenceResult(path=str(path), kind=kind.name, summary={}, error=error), []
@@ -152,6 +180,24 @@ def _analyze_one(
         # A bug, not bad input (the fuzz target hunts these); one file must still never take the
         # worker down or lose the other files' results, so report it plainly on this file.
         return _unknown(path, f"internal error while reading this file: {type(exc).__name__}: {exc}"), []
+
+
+def _open(file: Path | Source) -> BinaryIO:
+    return open(file, "rb") if isinstance(file, Path) else file.open()
+
+
+def _analyze_source(
+    index: int, source: Source, kind: Kind, *, limits: Limits, progress: Callable[[float], None], tuning: Tuning
+) -> tuple[EvidenceResult, list[Finding]]:
+    """A kind that reads streams reads the source's stream; any other reads its local copy. The result
+    names the source, never the stream or the copy."""
+    if kind.streams:
+        with source.open() as stream:
+            ev, found = kind.analyze(index, stream, limits=limits, progress=progress, **tuning.arguments(kind))
+    else:
+        with source.local_copy() as copy:
+            ev, found = kind.analyze(index, copy, limits=limits, progress=progress, **tuning.arguments(kind))
+    return dataclasses.replace(ev, path=source.name), found
 
 
 def _kind_of(found: str) -> Kind | None:
@@ -238,7 +284,9 @@ def _describe(kind: str, head: bytes = b"") -> str:
     return f"{kind} data"
 
 
-def _size(path: Path) -> int:
+def _size(path: Path | Source) -> int:
+    if not isinstance(path, Path):
+        return path.size
     try:
         return os.stat(path).st_size
     except OSError:

@@ -110,6 +110,8 @@ class Kind:
     kind and formats are diffed, ordered by the time each was taken (``whodunnet.snapshots``).
     ``fuzz`` feeds arbitrary bytes to the kind's reader (the default writes them to a file and
     runs ``analyze``); ``fuzz_seeds`` is a folder of small real inputs it starts from.
+    ``streams``: ``analyze`` also takes an open binary stream in place of the path (a file read
+    from an object store is then never copied to disk; ``engine.Source``).
     """
 
     name: str
@@ -126,6 +128,7 @@ class Kind:
     snapshot: bool = False
     connections: bool = False
     fuzz: Callable[[bytes], None] | None = None
+    streams: bool = False
 
     def field_of(self, key: str) -> Field:
         """How ``key`` of this kind's findings is shown (a plain count when undeclared)."""

@@ -23,6 +23,7 @@ KIND = Kind(
     findings=FINDINGS,
     fields=FIELDS,
     connections=True,
+    streams=True,
     fuzz=fuzz_capture,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
 )

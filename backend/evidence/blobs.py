@@ -1,0 +1,687 @@
+"""Where evidence bytes live: the local folder (``WHODUNNET_STORAGE=local``) or an S3-compatible store (``s3``).
+
+One small interface, two backends (decision 0017):
+
+- ``Store.open(name)`` — a stored file as a readable, seekable binary stream (``readinto``): the local file, or
+  sequential ranged GETs with one block of read-ahead.
+- ``Store.source(name)`` — what an analysis hands the engine: the local file's path, or an ``S3Source`` the
+  engine reads as a stream (captures) or, for kinds that read by path, through ``Store.local_copy(name)``: a copy
+  streamed into this worker's scratch folder and deleted when the block ends. Nothing a worker writes is needed
+  by another machine.
+- ``Store.staging(upload_id)`` — one upload's bytes so far, locked for one writer (``Staging``): a part file on
+  disk (decision 0009), or one S3 multipart upload whose whole parts are ``UploadPart`` calls and whose pending
+  partial part waits in memory (at most one part) and, between requests, in a small object
+  ``incoming/<id>.<part number>.tail``.
+- ``delete``, ``size``, ``put_file`` (moving local evidence in) and ``reap_orphans`` (the reaper's sweep).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+
+from django.conf import settings
+from django.db import connection
+
+SNIFF_BYTES = 64 * 1024
+#: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
+ANALYSIS_READ_AHEAD = 3
+TAIL_PREFIX = "incoming/"
+#: The keys this console makes: evidence (and an upload's multipart upload) ``ab/ab…`` named by a UUID's hex, and
+#: the saved partial parts of uploads. The reaper touches nothing else in the bucket.
+OUR_KEY = re.compile(r"([0-9a-f]{2})/\1[0-9a-f]{30}")
+OUR_TAIL = re.compile(r"incoming/[0-9a-f]{32}\.\d{5}\.tail")
+
+
+class BusyError(Exception):
+    """Another request holds this upload."""
+
+
+def blob_key(name: str) -> str:
+    """Where a stored file lives, in the folder and in the bucket: ``ab/abcdef…``."""
+    return f"{name[:2]}/{name}"
+
+
+class Staging(Protocol):
+    """One upload's bytes so far, held by one writer between ``__enter__`` and ``__exit__``."""
+
+    def __enter__(self) -> Staging: ...
+    def __exit__(self, *_: object) -> None: ...
+    def begin(self, start: int) -> None: ...
+    def write(self, chunk: bytes | memoryview) -> None: ...
+    def keep(self, offset: int) -> None: ...
+    def place(self) -> str: ...
+    def unplace(self, name: str) -> None: ...
+    def remove(self) -> None: ...
+
+
+class Store(Protocol):
+    kind: str
+
+    def open(self, name: str, *, block: int = ..., ahead: int = ...) -> BinaryIO: ...
+    def source(self, name: str) -> Path | S3Source: ...
+    def local_copy(self, name: str) -> contextlib.AbstractContextManager[Path]: ...
+    def size(self, name: str) -> int | None: ...
+    def delete(self, name: str) -> None: ...
+    def put_file(self, name: str, path: Path) -> None: ...
+    def staging(self, upload_id: str) -> Staging: ...
+    def busy(self, upload_id: str) -> bool: ...
+    def try_remove(self, upload_id: str) -> bool: ...
+    def reap_orphans(self, *, known: set[str], idle_seconds: float, now: float) -> list[str]: ...
+    def free_bytes(self) -> int | None: ...
+
+
+def sha256_of(stream: BinaryIO, *, chunk_size: int = 1 << 20) -> Any:
+    digest = hashlib.sha256()
+    while chunk := stream.read(chunk_size):
+        digest.update(chunk)
+    return digest
+
+
+def head_of(store: Store, name: str) -> bytes:
+    with store.open(name, block=SNIFF_BYTES) as f:
+        return f.read(SNIFF_BYTES)
+
+
+# --- the local folder ---------------------------------------------------------------------------------------
+
+
+class LocalStaging:
+    """A part file ``EVIDENCE_DIR/incoming/<upload id>.part`` under an exclusive ``flock`` (decision 0009)."""
+
+    def __init__(self, root: Path, upload_id: str) -> None:
+        self.root = root
+        self.path = root / "incoming" / f"{upload_id}.part"
+        self.fd = -1
+
+    def __enter__(self) -> LocalStaging:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = -1
+            raise BusyError from None
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = -1
+
+    def begin(self, start: int) -> None:
+        os.ftruncate(self.fd, start)  # a request killed mid-write may have left bytes past the kept offset
+        os.lseek(self.fd, start, os.SEEK_SET)
+
+    def write(self, chunk: bytes | memoryview) -> None:
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+    def keep(self, offset: int) -> None:
+        os.ftruncate(self.fd, offset)
+        os.fsync(self.fd)
+
+    def place(self) -> str:
+        """Make the complete file durable and rename it to a new server-made name (same filesystem: atomic)."""
+        os.fsync(self.fd)
+        name = uuid.uuid4().hex
+        final = self.root / blob_key(name)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.path, final)
+        directory = os.open(final.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        return name
+
+    def unplace(self, name: str) -> None:
+        os.replace(self.root / blob_key(name), self.path)  # the bytes go back where a retry can finish them
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _probe(path: Path, *, shared: bool) -> Iterator[bool | None]:
+    """Try to lock a part file without waiting: None when there is no file, False when a request holds it."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        os.close(fd)
+
+
+class LocalStore:
+    kind = "local"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, name: str) -> Path:
+        return self.root / blob_key(name)
+
+    def open(self, name: str, *, block: int = 0, ahead: int = 1) -> BinaryIO:
+        return open(self.path(name), "rb")
+
+    def source(self, name: str) -> Path:
+        return self.path(name)
+
+    @contextlib.contextmanager
+    def local_copy(self, name: str) -> Iterator[Path]:
+        yield self.path(name)
+
+    def size(self, name: str) -> int | None:
+        try:
+            return self.path(name).stat().st_size
+        except FileNotFoundError:
+            return None
+
+    def delete(self, name: str) -> None:
+        self.path(name).unlink(missing_ok=True)
+
+    def put_file(self, name: str, path: Path) -> None:
+        final = self.path(name)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, final)
+
+    def staging(self, upload_id: str) -> LocalStaging:
+        return LocalStaging(self.root, upload_id)
+
+    def _part(self, upload_id: str) -> Path:
+        return self.root / "incoming" / f"{upload_id}.part"
+
+    def busy(self, upload_id: str) -> bool:
+        with _probe(self._part(upload_id), shared=True) as locked:
+            return locked is False
+
+    def try_remove(self, upload_id: str) -> bool:
+        path = self._part(upload_id)
+        with _probe(path, shared=False) as locked:
+            if locked:
+                path.unlink(missing_ok=True)
+            return locked is not False
+
+    def reap_orphans(self, *, known: set[str], idle_seconds: float, now: float) -> list[str]:
+        removed: list[str] = []
+        incoming = self.root / "incoming"
+        if not incoming.is_dir():
+            return removed
+        for path in incoming.glob("*.part"):
+            try:
+                idle = now - path.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if path.stem not in known and idle > idle_seconds and self.try_remove(path.stem):
+                removed.append(path.name)
+        return removed
+
+    def free_bytes(self) -> int | None:
+        root = self.root
+        while not root.exists() and root != root.parent:
+            root = root.parent
+        return shutil.disk_usage(root).free
+
+
+# --- an S3-compatible store ---------------------------------------------------------------------------------
+
+
+class S3Reader(io.RawIOBase):
+    """A stored object as a seekable stream: ranged GETs of ``block`` bytes, the next ``ahead`` blocks fetched
+    (in as many threads) while the current one is read, so at most ``ahead + 1`` blocks are in memory."""
+
+    def __init__(
+        self, client: Any, bucket: str, key: str, *, block: int, ahead: int = 1, size: int | None = None
+    ) -> None:
+        self._client = client
+        self._bucket = bucket
+        self._key = key
+        self._block = max(block, 4096)
+        self._depth = max(ahead, 0)
+        self._size = size if size is not None else int(client.head_object(Bucket=bucket, Key=key)["ContentLength"])
+        self._pos = 0
+        self._buf = b""
+        self._buf_start = 0
+        self._ahead: dict[int, Future[bytes]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(base + offset, 0)
+        return self._pos
+
+    def _get(self, start: int) -> bytes:
+        end = min(start + self._block, self._size) - 1
+        answer = self._client.get_object(Bucket=self._bucket, Key=self._key, Range=f"bytes={start}-{end}")
+        data: bytes = answer["Body"].read()
+        return data
+
+    def _fill(self) -> None:
+        start = self._pos - self._pos % self._block
+        fetching = self._ahead.pop(start, None)
+        self._buf = fetching.result() if fetching is not None else self._get(start)
+        self._buf_start = start
+        for stale in [s for s in self._ahead if not start < s <= start + self._depth * self._block]:
+            self._ahead.pop(stale).cancel()  # a seek elsewhere: what was fetched ahead is not needed
+        for following in range(start + self._block, start + (self._depth + 1) * self._block, self._block):
+            if following >= self._size or following in self._ahead:
+                continue
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._depth, thread_name_prefix="s3-read-ahead")
+            self._ahead[following] = self._pool.submit(self._get, following)
+
+    def readinto(self, view: Any) -> int:
+        if self._pos >= self._size:
+            return 0
+        if not (self._buf_start <= self._pos < self._buf_start + len(self._buf)):
+            self._fill()
+        offset = self._pos - self._buf_start
+        n = min(len(view), len(self._buf) - offset)
+        view[:n] = self._buf[offset : offset + n]
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._buf = b""
+        self._ahead.clear()
+        super().close()
+
+
+class S3Source:
+    """A stored object as the engine's ``Source``: opened as a stream with read-ahead, or copied to scratch."""
+
+    def __init__(self, store: S3Store, name: str) -> None:
+        self.store = store
+        self.name = name
+        self._size: int | None = None
+
+    @property
+    def size(self) -> int:
+        if self._size is None:
+            self._size = self.store.size(self.name) or 0
+        return self._size
+
+    def open(self) -> BinaryIO:
+        return self.store.open(self.name, ahead=ANALYSIS_READ_AHEAD)
+
+    def local_copy(self) -> contextlib.AbstractContextManager[Path]:
+        return self.store.local_copy(self.name)
+
+
+def _lock_key(upload_id: str) -> int:
+    return int.from_bytes(uuid.UUID(upload_id).bytes[:8], "big", signed=True)
+
+
+class S3Staging:
+    """One upload as one S3 multipart upload at its final key (``blob_key(upload id)``).
+
+    Whole parts (``part_bytes`` each, part number = offset / part_bytes + 1) go up as ``UploadPart`` as soon as
+    they fill; the bytes of the part not yet whole wait in ``_buf`` (at most one part in memory), and when a
+    request ends with a partial part its bytes are saved as the object ``incoming/<id>.<part number>.tail``, read
+    back by the request that resumes at that offset. Named by part number, a tail saved by a request that died
+    before it recorded its new offset never overwrites the tail the recorded offset needs; a resume drops the
+    tails of other parts. A PostgreSQL advisory lock (released when the web worker's connection ends, even on kill -9)
+    keeps one writer per upload across every web host.
+    """
+
+    def __init__(self, store: S3Store, upload_id: str) -> None:
+        self.store = store
+        self.upload_id = upload_id
+        self.key = blob_key(upload_id)
+        self.tail_prefix = f"{TAIL_PREFIX}{upload_id}."
+        self.part_bytes = settings.UPLOAD_PART_BYTES
+        self._buf = bytearray()
+        self._buf_start = 0
+        self._locked = False
+        self._multipart: str | None = None
+
+    def __enter__(self) -> S3Staging:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(self.upload_id)])
+            self._locked = bool(cursor.fetchone()[0])
+        if not self._locked:
+            raise BusyError
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._locked:
+            with contextlib.suppress(Exception), connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(self.upload_id)])
+            self._locked = False
+
+    @property
+    def _s3(self) -> Any:
+        return self.store.client
+
+    def _find_multipart(self) -> str | None:
+        if self._multipart is None:
+            self._multipart = self.store.multipart_id(self.key)
+        return self._multipart
+
+    def _tail_key(self, start: int) -> str:
+        return f"{self.tail_prefix}{start // self.part_bytes + 1:05d}.tail"
+
+    def _tail(self, start: int) -> bytes:
+        try:
+            answer = self._s3.get_object(Bucket=self.store.bucket, Key=self._tail_key(start))
+        except self._s3.exceptions.NoSuchKey:
+            return b""
+        data: bytes = answer["Body"].read()
+        return data
+
+    def _drop_tails(self, *, but: str = "") -> None:
+        for key in self.store.keys(self.tail_prefix):
+            if key != but:
+                self._s3.delete_object(Bucket=self.store.bucket, Key=key)
+
+    def begin(self, start: int) -> None:
+        self._buf_start = start - start % self.part_bytes
+        self._buf = bytearray()
+        if start > self._buf_start:
+            tail = self._tail(start)
+            if len(tail) < start - self._buf_start:
+                raise RuntimeError(f"upload {self.upload_id}: the saved partial part is shorter than the offset")
+            self._buf += tail[: start - self._buf_start]
+        self._drop_tails(but=self._tail_key(start) if start > self._buf_start else "")
+
+    def write(self, chunk: bytes | memoryview) -> None:
+        view = memoryview(chunk)
+        while view:
+            room = self.part_bytes - len(self._buf)
+            self._buf += view[:room]
+            view = view[room:]
+            if len(self._buf) == self.part_bytes:
+                self._upload_part()
+
+    def _upload_part(self) -> None:
+        multipart = self._find_multipart()
+        if multipart is None:
+            multipart = self._s3.create_multipart_upload(Bucket=self.store.bucket, Key=self.key)["UploadId"]
+            self._multipart = multipart
+        number = self._buf_start // self.part_bytes + 1
+        self._s3.upload_part(
+            Bucket=self.store.bucket, Key=self.key, UploadId=multipart, PartNumber=number, Body=self._buf
+        )
+        self._buf_start += len(self._buf)
+        self._buf = bytearray()
+
+    def keep(self, offset: int) -> None:
+        """Keep the first ``offset`` bytes: whole parts are already up; the partial part is saved (or dropped)."""
+        keep = max(offset - self._buf_start, 0)
+        del self._buf[keep:]
+        if self._buf:
+            self._s3.put_object(Bucket=self.store.bucket, Key=self._tail_key(self._buf_start), Body=self._buf)
+
+    def place(self) -> str:
+        """Complete the multipart upload (the last, partial part goes up first); the object's name is the
+        upload's id. Idempotent: an upload placed before its row was written is found complete."""
+        multipart = self._find_multipart()
+        bucket = self.store.bucket
+        if multipart is None:
+            if not self._buf and self.store.size(self.upload_id) is not None:
+                return self.upload_id  # placed by an earlier request whose database write failed
+            self._s3.put_object(Bucket=bucket, Key=self.key, Body=self._buf)
+        else:
+            if self._buf:
+                self._upload_part()
+            parts = [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]} for p in self.store.parts(self.key, multipart)]
+            self._s3.complete_multipart_upload(
+                Bucket=bucket, Key=self.key, UploadId=multipart, MultipartUpload={"Parts": parts}
+            )
+            self._multipart = None
+        self._buf = bytearray()
+        self._drop_tails()
+        return self.upload_id
+
+    def unplace(self, name: str) -> None:
+        """The object stays complete under its name; a retry's ``place`` finds it."""
+
+    def remove(self) -> None:
+        """Abort the multipart upload, drop the saved partial part and any completed object of this upload."""
+        self.store.abort(self.key)
+        self._drop_tails()
+        self._s3.delete_object(Bucket=self.store.bucket, Key=self.key)
+        self._multipart = None
+        self._buf = bytearray()
+
+
+class S3Store:
+    kind = "s3"
+
+    def __init__(
+        self,
+        *,
+        endpoint_url: str | None,
+        bucket: str,
+        access_key: str | None,
+        secret_key: str | None,
+        region: str | None,
+        scratch_dir: Path,
+        read_ahead: int,
+    ) -> None:
+        import boto3
+        from botocore.config import Config
+
+        self.bucket = bucket
+        self.scratch_dir = scratch_dir
+        self.read_ahead = read_ahead
+        self.client: Any = boto3.session.Session().client(
+            "s3",
+            endpoint_url=endpoint_url or None,
+            aws_access_key_id=access_key or None,
+            aws_secret_access_key=secret_key or None,
+            region_name=region or None,
+            config=Config(
+                retries={"max_attempts": 5, "mode": "standard"},
+                s3={"addressing_style": "path"},
+                max_pool_connections=32,
+                request_checksum_calculation="when_required",
+                response_checksum_validation="when_required",
+            ),
+        )
+
+    def open(self, name: str, *, block: int = 0, ahead: int = 1) -> BinaryIO:
+        reader = S3Reader(self.client, self.bucket, blob_key(name), block=block or self.read_ahead, ahead=ahead)
+        return io.BufferedReader(reader, buffer_size=1 << 16)
+
+    def source(self, name: str) -> S3Source:
+        return S3Source(self, name)
+
+    @contextlib.contextmanager
+    def local_copy(self, name: str) -> Iterator[Path]:
+        """The object streamed into this worker's scratch folder; deleted when the block ends."""
+        self.scratch_dir.mkdir(parents=True, exist_ok=True)
+        self._sweep_scratch()
+        folder = Path(tempfile.mkdtemp(prefix="evidence-", dir=self.scratch_dir))
+        try:
+            path = folder / name
+            with self.open(name, ahead=ANALYSIS_READ_AHEAD) as source, open(path, "wb") as target:
+                shutil.copyfileobj(source, target, length=1 << 20)
+            yield path
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _sweep_scratch(self) -> None:
+        """Copies left by a run whose worker was killed: gone once older than any task may run."""
+        too_old = time.time() - settings.CELERY_TASK_TIME_LIMIT
+        for folder in self.scratch_dir.glob("evidence-*"):
+            with contextlib.suppress(OSError):
+                if folder.stat().st_mtime < too_old:
+                    shutil.rmtree(folder, ignore_errors=True)
+
+    def size(self, name: str) -> int | None:
+        try:
+            return int(self.client.head_object(Bucket=self.bucket, Key=blob_key(name))["ContentLength"])
+        except self.client.exceptions.ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+                return None
+            raise
+
+    def delete(self, name: str) -> None:
+        self.client.delete_object(Bucket=self.bucket, Key=blob_key(name))
+
+    def put_file(self, name: str, path: Path) -> None:
+        from boto3.s3.transfer import TransferConfig
+
+        config = TransferConfig(
+            multipart_threshold=settings.UPLOAD_PART_BYTES,
+            multipart_chunksize=settings.UPLOAD_PART_BYTES,
+            max_concurrency=2,
+        )
+        self.client.upload_file(str(path), self.bucket, blob_key(name), Config=config)
+
+    def staging(self, upload_id: str) -> S3Staging:
+        return S3Staging(self, upload_id)
+
+    def keys(self, prefix: str) -> list[str]:
+        out: list[str] = []
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+            out.extend(item["Key"] for item in page.get("Contents", []))
+        return out
+
+    def multipart_id(self, key: str) -> str | None:
+        for upload in self._multiparts(prefix=key):
+            if upload["Key"] == key:
+                return str(upload["UploadId"])
+        return None
+
+    def _multiparts(self, *, prefix: str = "") -> Iterator[dict[str, Any]]:
+        paginator = self.client.get_paginator("list_multipart_uploads")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+            yield from page.get("Uploads", [])
+
+    def parts(self, key: str, multipart: str) -> list[dict[str, Any]]:
+        paginator = self.client.get_paginator("list_parts")
+        out: list[dict[str, Any]] = []
+        for page in paginator.paginate(Bucket=self.bucket, Key=key, UploadId=multipart):
+            out.extend(page.get("Parts", []))
+        return sorted(out, key=lambda p: p["PartNumber"])
+
+    def abort(self, key: str) -> None:
+        for upload in list(self._multiparts(prefix=key)):
+            if upload["Key"] == key:
+                self.client.abort_multipart_upload(Bucket=self.bucket, Key=key, UploadId=upload["UploadId"])
+
+    def busy(self, upload_id: str) -> bool:
+        staging = self.staging(upload_id)
+        try:
+            staging.__enter__()
+        except BusyError:
+            return True
+        staging.__exit__()
+        return False
+
+    def try_remove(self, upload_id: str) -> bool:
+        staging = self.staging(upload_id)
+        try:
+            staging.__enter__()
+        except BusyError:
+            return False
+        try:
+            self.abort(staging.key)
+            staging._drop_tails()
+        finally:
+            staging.__exit__()
+        return True
+
+    def reap_orphans(self, *, known: set[str], idle_seconds: float, now: float) -> list[str]:
+        """Abort multipart uploads and drop saved partial parts that no upload owns, once idle that long."""
+        removed: list[str] = []
+        for upload in list(self._multiparts()):
+            name = upload["Key"].rsplit("/", 1)[-1]
+            if not OUR_KEY.fullmatch(upload["Key"]):
+                continue  # not one of ours: a bucket may be shared
+            if name not in known and now - upload["Initiated"].timestamp() > idle_seconds:
+                self.client.abort_multipart_upload(Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"])
+                removed.append(upload["Key"])
+        paginator = self.client.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=TAIL_PREFIX):
+            for item in page.get("Contents", []):
+                name = item["Key"][len(TAIL_PREFIX) :].split(".", 1)[0]
+                if (
+                    OUR_TAIL.fullmatch(item["Key"])
+                    and name not in known
+                    and now - item["LastModified"].timestamp() > idle_seconds
+                ):
+                    self.client.delete_object(Bucket=self.bucket, Key=item["Key"])
+                    removed.append(item["Key"])
+        return removed
+
+    def free_bytes(self) -> int | None:
+        return None  # an object store has no free count to ask; the team quota still applies
+
+
+# --- the configured store -----------------------------------------------------------------------------------
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=8)
+def _build(config: tuple[Any, ...]) -> Store:
+    kind, root, endpoint, bucket, access, secret, region, scratch, read_ahead = config
+    if kind == "local":
+        return LocalStore(Path(root))
+    return S3Store(
+        endpoint_url=endpoint,
+        bucket=bucket,
+        access_key=access,
+        secret_key=secret,
+        region=region,
+        scratch_dir=Path(scratch),
+        read_ahead=read_ahead,
+    )
+
+
+def store() -> Store:
+    """The store the settings name (built once per configuration; boto3 clients are thread-safe)."""
+    config = (
+        settings.STORAGE,
+        str(settings.EVIDENCE_DIR),
+        settings.S3_ENDPOINT_URL,
+        settings.S3_BUCKET,
+        settings.S3_ACCESS_KEY_ID,
+        settings.S3_SECRET_ACCESS_KEY,
+        settings.S3_REGION,
+        str(settings.SCRATCH_DIR),
+        settings.S3_READ_AHEAD_BYTES,
+    )
+    with _lock:
+        return _build(config)

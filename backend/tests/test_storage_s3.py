@@ -1,0 +1,322 @@
+"""Evidence in a real S3-compatible store (SeaweedFS): uploads as multipart uploads, reads, downloads, deletes.
+
+In-process with Django's test client against a real ``weed server -s3``; the same against a real gunicorn and
+real Celery workers (two of them, sharing no folder) is in ``test_storage_s3_processes.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from analysis import services
+from analysis.models import AnalysisRun
+from evidence import blobs
+from evidence.models import Evidence, Upload
+from evidence.storage import HASHES
+from evidence.uploads import reap_uploads, receive_upload
+from tests.conftest import DATA, client_for
+from tests.s3server import BUCKET
+
+MIB = 1024 * 1024
+PART = 5 * MIB  # S3's smallest part: SeaweedFS does not insist, AWS does
+TUS = {"HTTP_TUS_RESUMABLE": "1.0.0"}
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def s3_parts(settings: Any, s3_store: Any) -> None:
+    settings.UPLOAD_PART_BYTES = PART
+    settings.UPLOAD_CHUNK_BYTES = 256 * 1024
+
+
+def files_in(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+
+
+def stored_bytes(server: Any, name: str) -> bytes:
+    return server.client().get_object(Bucket=BUCKET, Key=blobs.blob_key(name))["Body"].read()  # type: ignore[no-any-return]
+
+
+def multipart_of(server: Any, upload_id: str) -> list[str]:
+    key = blobs.blob_key(upload_id)
+    return [u["UploadId"] for u in server.multipart_uploads() if u["Key"] == key]
+
+
+def create(client: Any, incident: Any, length: int, name: str = "capture.pcap") -> Any:
+    encoded = base64.b64encode(name.encode()).decode()
+    return client.post(
+        f"/api/incidents/{incident.pk}/evidence/uploads/",
+        HTTP_UPLOAD_LENGTH=str(length),
+        HTTP_UPLOAD_METADATA=f"filename {encoded}",
+        **TUS,
+    )
+
+
+def patch(client: Any, location: str, offset: int, body: Any, length: int | None = None) -> Any:
+    stream = body if not isinstance(body, bytes) else io.BytesIO(body)
+    size = length if length is not None else len(body)
+    return client.generic(
+        "PATCH",
+        location,
+        b"",
+        content_type="application/offset+octet-stream",
+        HTTP_UPLOAD_OFFSET=str(offset),
+        CONTENT_LENGTH=str(size),
+        **{"wsgi.input": stream},
+        **TUS,
+    )
+
+
+class CutOff(io.RawIOBase):
+    """A body that delivers ``deliver`` bytes of ``data`` and then fails, as a dropped connection does."""
+
+    def __init__(self, data: bytes, deliver: int) -> None:
+        self.data = data
+        self.deliver = deliver
+        self.pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        if self.pos >= self.deliver:
+            raise ConnectionResetError("the client went away")
+        chunk = self.data[self.pos : min(self.pos + n, self.deliver)]
+        self.pos += len(chunk)
+        return chunk
+
+
+def test_a_one_shot_upload_goes_to_the_store_in_parts_and_nothing_to_disk(
+    owner: User, incident: Any, s3_store: Any, evidence_dir: Path, django_capture_on_commit_callbacks: Any
+) -> None:
+    body = os.urandom(2 * PART + 12345)  # two whole parts and a last, short one
+    response = client_for(owner).post(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=big.bin", body, content_type="application/octet-stream"
+    )
+    assert response.status_code == 201, response.content
+    evidence = Evidence.objects.get()
+    assert evidence.sha256 == hashlib.sha256(body).hexdigest() and evidence.size == len(body)
+    assert stored_bytes(s3_store, evidence.storage_name) == body
+    assert files_in(evidence_dir) == []  # not a byte on the web host's disk
+    assert not multipart_of(s3_store, evidence.storage_name)  # completed, not left open
+    # Deleting the evidence (here with its incident) takes its bytes out of the store.
+    with django_capture_on_commit_callbacks(execute=True):
+        incident.delete()
+    assert blobs.store().size(evidence.storage_name) is None
+
+
+def test_a_one_shot_body_that_stops_short_leaves_nothing_in_the_store(
+    owner: User, incident: Any, s3_store: Any
+) -> None:
+    keys_before, open_before = set(s3_store.keys()), {m["UploadId"] for m in s3_store.multipart_uploads()}
+    body = os.urandom(PART + MIB)
+    client: Any = client_for(owner)
+    response = client.generic(
+        "POST",
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=cut.bin",
+        b"",
+        content_type="application/octet-stream",
+        **{"wsgi.input": io.BytesIO(body[: PART + 10]), "CONTENT_LENGTH": str(len(body))},
+    )
+    assert response.status_code == 400
+    assert not Upload.objects.exists() and not Evidence.objects.exists()
+    # The whole part that had gone up went with its multipart upload (aborted); no object was made.
+    assert set(s3_store.keys()) == keys_before
+    assert {m["UploadId"] for m in s3_store.multipart_uploads()} == open_before
+
+
+def test_a_resumable_upload_is_one_multipart_upload_continued_across_requests_and_cut_offs(
+    owner: User, incident: Any, s3_store: Any, evidence_dir: Path
+) -> None:
+    client: Any = client_for(owner)
+    body = os.urandom(2 * PART + 3 * MIB)
+    location = create(client, incident, len(body))["Location"]
+    upload_id = location.rsplit("/", 1)[1].replace("-", "")
+
+    # A PATCH that ends inside the first part keeps every byte: they wait as the saved partial part.
+    assert patch(client, location, 0, body[: 3 * MIB]).status_code == 204
+    assert s3_store.keys(f"incoming/{upload_id}")
+    # The next one fills part 1 (uploaded) and ends inside part 2.
+    assert patch(client, location, 3 * MIB, body[3 * MIB : 7 * MIB])["Upload-Offset"] == str(7 * MIB)
+    first = multipart_of(s3_store, upload_id)
+    assert len(first) == 1
+    # A PATCH cut off after 4.5 MiB more (past the part 2 boundary at 10 MiB) keeps only up to that boundary.
+    cut = CutOff(body[7 * MIB :], deliver=4 * MIB + MIB // 2)
+    assert patch(client, location, 7 * MIB, cut, length=len(body) - 7 * MIB).status_code == 400
+    assert client.head(location, **TUS)["Upload-Offset"] == str(2 * PART)
+    assert multipart_of(s3_store, upload_id) == first  # the same multipart upload, resumed
+
+    # The resume lands on a process that lost the streaming hash: the stored object is hashed once, read back.
+    HASHES.forget(upload_id)
+    done = patch(client, location, 2 * PART, body[2 * PART :])
+    assert done.status_code == 204 and done["Upload-Offset"] == str(len(body))
+    evidence = Evidence.objects.get()
+    assert evidence.sha256 == hashlib.sha256(body).hexdigest()
+    assert stored_bytes(s3_store, evidence.storage_name) == body
+    assert not multipart_of(s3_store, upload_id) and not s3_store.keys(f"incoming/{upload_id}")
+    assert files_in(evidence_dir) == []
+
+
+def test_termination_and_the_reaper_abort_multipart_uploads(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    import datetime as dt
+
+    client: Any = client_for(owner)
+    ended = create(client, incident, 3 * PART)["Location"]
+    patch(client, ended, 0, os.urandom(PART + 100))
+    ended_id = ended.rsplit("/", 1)[1].replace("-", "")
+    assert multipart_of(s3_store, ended_id) and s3_store.keys(f"incoming/{ended_id}")
+    assert client.delete(ended, **TUS).status_code == 204
+    assert not multipart_of(s3_store, ended_id) and not s3_store.keys(f"incoming/{ended_id}")
+
+    stale = create(client, incident, 3 * PART)["Location"]
+    patch(client, stale, 0, os.urandom(PART + 100))
+    stale_id = stale.rsplit("/", 1)[1].replace("-", "")
+    live = create(client, incident, 3 * PART)["Location"]
+    patch(client, live, 0, os.urandom(PART))
+    live_id = live.rsplit("/", 1)[1].replace("-", "")
+    old = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=settings.UPLOAD_STALE_SECONDS + 5)
+    Upload.objects.filter(pk=stale_id).update(updated_at=old)
+    # A multipart upload no row owns (a web host lost with its database row): aborted once it is that old.
+    orphan = s3_store.client().create_multipart_upload(Bucket=BUCKET, Key=blobs.blob_key("ab" * 16))["UploadId"]
+    # Another application's multipart upload in the same bucket: never ours to abort.
+    foreign = s3_store.client().create_multipart_upload(Bucket=BUCKET, Key="backups/db.tar")["UploadId"]
+    # The stale upload goes (its multipart upload aborted); the orphan is still young, the live one left.
+    assert reap_uploads(now=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)) == 1
+    assert not multipart_of(s3_store, stale_id) and not s3_store.keys(f"incoming/{stale_id}")
+    assert multipart_of(s3_store, live_id) and orphan in multipart_of(s3_store, "ab" * 16)
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=settings.UPLOAD_STALE_SECONDS + 5)
+    Upload.objects.filter(pk=live_id).update(updated_at=dt.datetime.now(dt.UTC))
+    removed = reap_uploads(now=later)  # the live upload is stale by then too
+    assert not multipart_of(s3_store, "ab" * 16) and removed >= 2
+    assert foreign in [u["UploadId"] for u in s3_store.multipart_uploads() if u["Key"] == "backups/db.tar"]
+    s3_store.client().abort_multipart_upload(Bucket=BUCKET, Key="backups/db.tar", UploadId=foreign)
+
+
+def test_downloads_lines_and_text_analyses_read_from_the_store(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    client: Any = client_for(owner)
+    text = "".join(f"net.ipv4.tcp_rmem{i} = 4096 131072 6291456\n" for i in range(1, 2001)).encode()
+    response = client.post(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=sysctl.txt",
+        text,
+        content_type="application/octet-stream",
+    )
+    evidence = Evidence.objects.get(pk=response.json()["id"])
+    download = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/download/")
+    assert download.status_code == 200
+    assert download["Content-Disposition"].startswith("attachment") and download["X-Content-Type-Options"] == "nosniff"
+    assert int(download["Content-Length"]) == len(text)
+    assert b"".join(download.streaming_content) == text
+    lines = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/lines/?start=1999&end=2000").json()
+    assert [line["text"] for line in lines["lines"]] == [
+        "net.ipv4.tcp_rmem1999 = 4096 131072 6291456",
+        "net.ipv4.tcp_rmem2000 = 4096 131072 6291456",
+    ]
+    # A kind that reads files by path is analysed from a scratch copy, gone after the run.
+    services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
+    run = AnalysisRun.objects.get(evidence=evidence)
+    assert run.status == "done" and run.summary, run.error
+    assert evidence.kind == "sysctl"
+    assert scratch_is_empty(settings)
+
+
+def scratch_is_empty(settings: Any) -> bool:
+    scratch = Path(settings.SCRATCH_DIR)
+    return not scratch.exists() or not list(scratch.iterdir())
+
+
+def test_a_capture_in_the_store_is_analysed_and_graphed_from_a_stream(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    with open(DATA / "loopback-scenarios.pcap", "rb") as stream:
+        evidence = receive_upload(user=owner, incident=incident, filename="lo.pcap", stream=stream, content_length=None)
+    services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
+    run = AnalysisRun.objects.get(evidence=evidence)
+    assert run.status == "done", run.error
+    assert scratch_is_empty(settings)  # read as a stream: nothing copied
+    client: Any = client_for(owner)
+    page = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/connections/?limit=500").json()
+    oracle = (DATA / "loopback-scenarios.pcap.tcp_streams.tsv").read_text().splitlines()
+    assert page["count"] == len([line for line in oracle if line and not line.startswith(("#", "stream"))])
+    series = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/connections/0/time-sequence/").json()
+    assert series["sender"] == "server"
+    assert sum(series["seg_len"]) >= 309248  # tshark: the server sent 309,248 payload bytes
+
+
+def test_the_stream_reader_reads_ranges_with_read_ahead_and_seeks(s3_store: Any) -> None:
+    data = os.urandom(3 * MIB + 17)
+    s3_store.client().put_object(Bucket=BUCKET, Key=blobs.blob_key("cd" * 16), Body=data)
+    store = blobs.store()
+    with store.open("cd" * 16, block=MIB) as stream:
+        assert stream.read(10) == data[:10]
+        assert stream.read() == data[10:]
+        stream.seek(2 * MIB - 5)
+        assert stream.read(10) == data[2 * MIB - 5 : 2 * MIB + 5]
+        assert stream.seek(0, io.SEEK_END) == len(data)
+    with store.local_copy("cd" * 16) as path:
+        assert path.read_bytes() == data and path.is_relative_to(Path(str(store.scratch_dir)))  # type: ignore[attr-defined]
+    assert not path.exists() and not list(Path(str(store.scratch_dir)).iterdir())  # type: ignore[attr-defined]
+    assert DATA.exists()
+
+
+def test_the_move_command_copies_local_evidence_into_the_store_and_verifies_every_sha256(
+    owner: User, incident: Any, s3_store: Any, settings: Any, evidence_dir: Path
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    settings.STORAGE = "local"  # evidence uploaded while the console kept it in the local folder
+    bodies = [os.urandom(PART + 1000 * i) for i in range(3)]
+    for i, body in enumerate(bodies):
+        client_for(owner).post(
+            f"/api/incidents/{incident.pk}/evidence/upload/?filename=f{i}",
+            body,
+            content_type="application/octet-stream",
+        )
+    rows = list(Evidence.objects.order_by("id"))
+    damaged = rows[2]
+    local = blobs.LocalStore(evidence_dir)
+    local.path(damaged.storage_name).write_bytes(b"not what was uploaded")
+
+    settings.STORAGE = "s3"
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match="1 file"):
+        call_command("move_evidence_to_store", "--delete-local", stdout=out, stderr=err)
+    assert "2 moved, 0 already in the store, 1 failed" in out.getvalue()
+    assert "does not match its recorded sha256" in err.getvalue()
+    for row, body in zip(rows[:2], bodies[:2], strict=True):
+        assert stored_bytes(s3_store, row.storage_name) == body
+        assert local.size(row.storage_name) is None  # verified, then deleted locally
+    assert blobs.store().size(damaged.storage_name) is None and local.size(damaged.storage_name) is not None
+
+    # Run again after the damaged file is dealt with: the moved ones are only verified.
+    local.path(damaged.storage_name).write_bytes(bodies[2])
+    out = io.StringIO()
+    call_command("move_evidence_to_store", stdout=out)
+    assert "1 moved, 2 already in the store, 0 failed" in out.getvalue()
+
+
+def test_an_unreachable_store_answers_503_with_retry_after_and_keeps_nothing(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    from tests.web import free_port
+
+    settings.S3_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    body = os.urandom(PART + 10)
+    response = client_for(owner).post(
+        f"/api/incidents/{incident.pk}/evidence/upload/?filename=down.bin",
+        body,
+        content_type="application/octet-stream",
+    )
+    assert response.status_code == 503 and response["Retry-After"]
+    assert "evidence store is unreachable" in response.json()["detail"]
+    assert not Evidence.objects.exists()
