@@ -166,3 +166,16 @@ def timeline_after(*, incident: Incident, cursor: After) -> TimelinePage:
         earlier=Before(key=_key(new[0])) if new else None,
         more=more,
     )
+
+
+def get_event(*, incident: Incident, event_id: int) -> TimelineEvent:
+    """One event of the incident's timeline; 404 for another incident's."""
+    event = incident.events.select_related("actor").filter(pk=event_id).first()
+    if event is None:
+        raise Http404("No such event.")
+    return event
+
+
+def pinned_events(*, incident: Incident) -> list[TimelineEvent]:
+    """The events people pinned as key evidence, in timeline order."""
+    return list(incident.events.select_related("actor").filter(pinned=True).order_by("created_at", "id"))

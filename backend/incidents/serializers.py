@@ -68,10 +68,11 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
     summary = serializers.CharField(read_only=True, help_text="One line for people.")
     # The API field is called data; it shadows Serializer.data only for type checkers.
     data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")  # type: ignore[assignment]
+    pinned = serializers.BooleanField(read_only=True, help_text="A person pinned it as key evidence.")
 
     class Meta:
         model = TimelineEvent
-        fields = ["id", "kind", "actor", "created_at", "summary", "data"]
+        fields = ["id", "kind", "actor", "created_at", "summary", "data", "pinned"]
 
     def get_actor(self, event: TimelineEvent) -> str | None:
         return event.actor.get_username() if event.actor else None
@@ -95,3 +96,7 @@ class TimelinePageSerializer(serializers.Serializer[Any]):
 
 class NoteSerializer(serializers.Serializer[Any]):
     text = serializers.CharField(help_text="The note.", max_length=10000)
+
+
+class PinSerializer(serializers.Serializer[Any]):
+    pinned = serializers.BooleanField(help_text="True pins the event as key evidence, false unpins it.")
