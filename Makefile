@@ -20,7 +20,7 @@ install-console: $(VENV)/.runtime frontend/node_modules/.build frontend/dist/ind
 $(VENV)/.runtime: backend/requirements.txt workers/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu run 'apt-get install python3-venv'"; exit 1; }
-	$(PY) -m pip install --quiet -r backend/requirements.txt -e workers
+	$(PY) -m pip install --quiet --no-compile -r backend/requirements.txt -e workers
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime backend/requirements-dev.txt
@@ -46,7 +46,9 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 	cd e2e && $(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-dev: install-console
+# The Python and the frontend installs run side by side (-j2): one waits on disk while the other computes.
+dev:
+	$(MAKE) --no-print-directory -j2 install-console
 	$(PY) scripts/dev.py
 
 # lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
