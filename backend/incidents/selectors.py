@@ -23,6 +23,7 @@ def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> Q
     incidents = (
         Incident.objects.filter(team__memberships__user_id=user.pk or 0)
         .select_related("team", "created_by")
+        .prefetch_related("steps")
         .annotate(
             evidence_count=Count("evidence", distinct=True),
             viewer_role=Subquery(

@@ -1472,6 +1472,8 @@ export interface components {
              *     * `member` - Member
              */
             readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
+            /** @description Each checklist step's verdict, in checklist order. */
+            readonly verdicts: components["schemas"]["StepVerdict"][];
         };
         IncidentCreateRequest: {
             /** @description Id of one of your teams. */
@@ -2463,6 +2465,26 @@ export interface components {
             hint: string;
             /** @description The files that would settle this step, from what the incident already holds (empty: none). */
             needs: string[];
+        };
+        StepVerdict: {
+            /**
+             * @description Checklist step.
+             *
+             *     * `neighbours` - Neighbours
+             *     * `network` - Network
+             *     * `application` - Application
+             *     * `kernel` - Kernel
+             */
+            layer: components["schemas"]["LayerEnum"];
+            /**
+             * @description The verdict a person gave it.
+             *
+             *     * `not_looked_at` - Not looked at
+             *     * `cleared` - Cleared
+             *     * `suspect` - Suspect
+             *     * `culprit` - Culprit
+             */
+            verdict: components["schemas"]["VerdictEnum"];
         };
         Suggestion: {
             /**

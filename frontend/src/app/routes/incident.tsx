@@ -15,6 +15,7 @@ import { EvidenceSection } from '@/features/evidence/components/evidence-section
 import { FindingList } from '@/features/findings/components/finding-list';
 import { incidentKeys, incidentQueryOptions } from '@/features/incidents/api/incidents-api';
 import { IncidentHeader } from '@/features/incidents/components/incident-header';
+import { PostmortemLinks } from '@/features/postmortem/components/postmortem-links';
 import { timelineKeys } from '@/features/timeline/api/timeline-api';
 import { Timeline } from '@/features/timeline/components/timeline';
 
@@ -51,6 +52,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
   return (
     <div className="incident">
       <IncidentHeader incident={incident.data} />
+      <PostmortemLinks incidentId={incidentId} />
       <div className="incident__columns">
         <div className="incident__main">
           <EvidenceSection incidentId={incidentId} />
