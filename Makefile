@@ -51,6 +51,11 @@ dev:
 	$(MAKE) --no-print-directory -j2 install-console
 	$(PY) scripts/dev.py
 
+# The console with four finished investigations (demo/, recorded in network namespaces by demo/record.py).
+demo:
+	$(MAKE) --no-print-directory -j2 install-console
+	WHODUNNET_DEMO=1 $(PY) scripts/dev.py
+
 # lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
 # apps import only the layers below them, no import cycles inside an app.
 lint: install
