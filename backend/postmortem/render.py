@@ -91,11 +91,13 @@ def markdown(pm: Postmortem) -> str:
             out.append("")
     out += ["## Key findings", ""]
     if not pm.key_findings:
-        out += ["No finding of high or medium severity.", ""]
+        out += ["No finding of high severity, and none behind a suggested verdict.", ""]
     for kf in pm.key_findings:
         f = kf.finding
         out += [f"### {f.title}", "", f"{f.get_severity_display()} · {Layer(f.layer).label} · from {kf.source}", ""]
         out += [f.explanation.strip(), ""]
+    if pm.other_findings:
+        out += [f"{pm.other_findings} more finding{'s' if pm.other_findings != 1 else ''} in the console.", ""]
     out += ["## Pinned timeline events", ""]
     if not pm.pinned:
         out += ["No event was pinned.", ""]
@@ -181,7 +183,7 @@ def html(pm: Postmortem) -> str:
             parts.append("<p class=meta>No findings for this step.</p>")
     parts.append("</section><section><h2>Key findings</h2>")
     if not pm.key_findings:
-        parts.append("<p>No finding of high or medium severity.</p>")
+        parts.append("<p>No finding of high severity, and none behind a suggested verdict.</p>")
     for kf in pm.key_findings:
         f = kf.finding
         parts += [
@@ -189,6 +191,10 @@ def html(pm: Postmortem) -> str:
             f"<p class=meta>{e(f.get_severity_display())} · {e(Layer(f.layer).label)} · from {e(kf.source)}</p>",
             f"<p>{e(f.explanation.strip())}</p>",
         ]
+    if pm.other_findings:
+        parts.append(
+            f"<p class=meta>{pm.other_findings} more finding{'s' if pm.other_findings != 1 else ''} in the console.</p>"
+        )
     parts.append("</section><section><h2>Pinned timeline events</h2>")
     if not pm.pinned:
         parts.append("<p>No event was pinned.</p>")

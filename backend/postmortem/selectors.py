@@ -14,7 +14,6 @@ from incidents.selectors import pinned_events
 from whodunnet.fixes import Fix, collect
 
 SEVERITY_ORDER = [FindingSeverity.HIGH, FindingSeverity.MEDIUM, FindingSeverity.LOW, FindingSeverity.INFO]
-KEY_SEVERITIES = {FindingSeverity.HIGH, FindingSeverity.MEDIUM}
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,8 @@ class Postmortem:
     impact_end: dt.datetime | None  # when it was first marked mitigated or resolved; None: still open
     steps: list[StepView]
     cited: dict[int, Finding]  # the findings the suggestions cite, by id
-    key_findings: list[KeyFinding]
+    key_findings: list[KeyFinding]  # high severity or cited by a suggestion; one per title
+    other_findings: int  # how many more the console shows
     pinned: list[TimelineEvent]
     fixes: list[Fix]
     generated_at: dt.datetime
@@ -59,16 +59,26 @@ def postmortem(*, incident: Incident, now: dt.datetime) -> Postmortem:
     cited = {pk: by_id[pk] for step in steps if step.suggestion for pk in step.suggestion.findings if pk in by_id}
     layers = list(Layer.values)
     key = sorted(
-        (f for f in findings if f.severity in KEY_SEVERITIES),
+        (f for f in findings if f.severity == FindingSeverity.HIGH or f.pk in cited),
         key=lambda f: (SEVERITY_ORDER.index(FindingSeverity(f.severity)), layers.index(f.layer), f.pk),
     )
+    # The same finding seen from two files (two captures of one transfer) says the same title: list it once,
+    # with both sources.
+    by_title: dict[str, list[Finding]] = {}
+    for f in key:
+        by_title.setdefault(f.title, []).append(f)
+    key_findings = [
+        KeyFinding(finding=same[0], source=", ".join(dict.fromkeys(_source(f) for f in same)))
+        for same in by_title.values()
+    ]
     return Postmortem(
         incident=incident,
         impact_start=incident.started_at,
         impact_end=_impact_end(incident),
         steps=steps,
         cited=cited,
-        key_findings=[KeyFinding(finding=f, source=_source(f)) for f in key],
+        key_findings=key_findings,
+        other_findings=len(findings) - len(key),
         pinned=pinned_events(incident=incident),
         fixes=collect([(f.kind, f.data) for f in findings]),
         generated_at=now,
