@@ -255,6 +255,7 @@ def correlate(*, incident_id: int) -> int:
             return Finding.objects.filter(correlation__incident_id=incident_id).count()
         correlation, _ = Correlation.objects.get_or_create(incident=incident)
         before = set(correlation.findings.values_list("kind", "key"))
+        said_before = (set(correlation.findings.values_list("title", flat=True)), correlation.counter_pairs)
         correlation.findings.all().delete()
         correlation.evidence_ids = evidence_ids
         correlation.counter_pairs = pairs
@@ -267,14 +268,26 @@ def correlate(*, incident_id: int) -> int:
         rows = Finding.objects.bulk_create(
             _finding_row(f, evidence_ids, correlation=correlation, incident=incident) for f in _unique(combined)
         )
+        announced = False
         for row in rows:
             if (row.kind, row.key) not in before and row.severity in NOTABLE:
+                announced = True
                 record_event(
                     incident=incident,
                     kind=EventKind.FINDING,
                     summary=f"[{row.layer}] {row.title}",
                     data={"finding": row.pk, "kind": row.kind, "evidence": None, "layer": row.layer},
                 )
+        changed = said_before != ({row.title for row in rows}, pairs)
+        if changed and not announced and (said_before[0] or rows):
+            # What the incident's evidence says together changed (a pairing, a number): say so, which is also
+            # how the open pages learn to show it.
+            record_event(
+                incident=incident,
+                kind=EventKind.ANALYSIS_FINISHED,
+                summary=f"Findings across the evidence recomputed: {len(rows)} finding{'s' if len(rows) != 1 else ''}",
+                data={"correlation": correlation.pk, "findings": len(rows), "evidence": None},
+            )
     return len(rows)
 
 

@@ -97,6 +97,9 @@ def test_it_repairs_snapshots_uploaded_in_the_wrong_order_by_when_they_were_take
     cards = {e["id"]: e for e in client.get(f"/api/incidents/{incident.pk}/evidence/").json()}
     assert cards[before.pk]["pairing"]["role"] == "before" and cards[after.pk]["pairing"]["role"] == "after"
     assert cards[after.pk]["pairing"]["other_filename"] == "nstat-2.txt"
+    # The pairing changed: the timeline says the findings across the evidence were recomputed (open pages refresh).
+    summaries = [e["summary"] for e in client.get(f"/api/incidents/{incident.pk}/timeline/").json()["events"]]
+    assert any(s.startswith("Findings across the evidence recomputed") for s in summaries)
     assert cards[after.pk]["pairing"]["interval_s"] == 30.0 and cards[after.pk]["pairing"]["ordered_by"] == "time"
 
 

@@ -24,7 +24,7 @@ import test_incident_lab as incident_lab  # type: ignore[import-not-found]
 from netlab import NetLab, lab_unavailable  # type: ignore[import-not-found]
 
 # The engine's fixture that makes the table tiny (and puts it back).
-from test_incident_lab import tiny_conntrack_table  # type: ignore[import-not-found]  # noqa: F401
+from test_incident_lab import tiny_conntrack_table  # noqa: F401
 
 
 @pytest.fixture

@@ -483,7 +483,11 @@ def so_rcvbuf_pins_the_window_is_suspect(facts: Facts) -> Suggestion | None:
     deadline, cited = _deadline(facts)
     if deadline:
         reason += f"; {deadline}"
-    reason += ". Leaving it unset (receive.buffer.bytes -1) lets the kernel size the window."
+    reason += (
+        ". Leaving SO_RCVBUF unset"
+        + (" (receive.buffer.bytes -1)" if kafka else "")
+        + " lets the kernel size the window."
+    )
     needs = () if window else (
         "upload a capture of a slow transfer on the receiving host to measure the window it advertised",
     )  # fmt: skip
@@ -622,8 +626,9 @@ def a_new_kernel_that_gives_no_smaller_window_clears_the_kernel(facts: Facts) ->
     if any(r.get("unfixed_in_after", True) for r in regressions):
         return None
     reason = (
-        f"At SO_RCVBUF {_n(model.data.get('so_rcvbuf'))} ({model.data.get('so_rcvbuf_source')}) {new.get('kernel')} "
-        f"advertises up to {_n(new['window'])} bytes where {old.get('kernel')} gave {_n(old['window'])}"
+        f"With SO_RCVBUF {_n(model.data.get('so_rcvbuf'))}, read from {model.data.get('so_rcvbuf_source')}, "
+        f"{new.get('kernel')} advertises up to {_n(new['window'])} bytes where {old.get('kernel')} gave "
+        f"{_n(old['window'])}"
     )
     measured = _num(model.data, "measured_window")
     if measured is not None:

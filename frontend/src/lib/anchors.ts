@@ -8,6 +8,11 @@ export function evidenceAnchorId(evidenceId: number): string {
   return `evidence-${evidenceId}`;
 }
 
+/** A finding's card in the checklist; a suggestion links to the findings its reason cites. */
+export function findingAnchorId(findingId: number): string {
+  return `finding-${findingId}`;
+}
+
 /** The connection detail page of a capture's connection, optionally shading a time range (epoch seconds). */
 export function connectionPath(
   incidentId: number,

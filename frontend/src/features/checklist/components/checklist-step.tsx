@@ -13,6 +13,8 @@ interface ChecklistStepProps {
   step: Step;
   position: number;
   renderFindings: (findings: Finding[]) => ReactNode;
+  /** Every finding's title by id, for the findings a suggestion cites. */
+  titles?: ReadonlyMap<number, string>;
   /** Actions that belong to this layer, shown under the step. */
   actions?: ReactNode;
 }
@@ -20,7 +22,7 @@ interface ChecklistStepProps {
 type Editing = { verdict?: Verdict; rationale?: string } | null;
 
 /** One layer of the checklist: verdict and why, the findings that speak to it, a suggestion, and what would settle it. */
-export function ChecklistStep({ incidentId, step, position, renderFindings, actions }: ChecklistStepProps) {
+export function ChecklistStep({ incidentId, step, position, renderFindings, titles, actions }: ChecklistStepProps) {
   const [editing, setEditing] = useState<Editing>(null);
   const id = useId();
   const label = LAYER_LABEL[step.layer];
@@ -83,6 +85,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, acti
           <Suggestion
             suggestion={step.suggestion}
             label={label}
+            titles={titles}
             action={
               editing === null &&
               step.suggestion.verdict !== step.verdict && (

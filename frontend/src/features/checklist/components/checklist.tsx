@@ -22,6 +22,8 @@ export function Checklist({ incidentId, renderFindings, renderStepActions }: Che
   const checklist = useQuery(checklistQueryOptions(incidentId));
   const id = useId();
   const steps = checklist.data ? LAYERS.flatMap((layer) => checklist.data.filter((s) => s.layer === layer)) : undefined;
+  // Every finding of the incident by id: a suggestion's reason may cite findings of other steps.
+  const titles = new Map((steps ?? []).flatMap((s) => s.findings.map((f) => [f.id, f.title] as const)));
 
   return (
     <section className="section" aria-labelledby={`${id}-title`}>
@@ -37,6 +39,7 @@ export function Checklist({ incidentId, renderFindings, renderStepActions }: Che
               step={step}
               position={index + 1}
               renderFindings={renderFindings}
+              titles={titles}
               actions={renderStepActions?.(step.layer)}
             />
           ))}

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 
 import type { ChecklistStep } from '@/api/types';
+import { findingAnchorId } from '@/lib/anchors';
 
 import { VerdictBadge } from './verdict-badge';
 
@@ -29,11 +30,18 @@ export function Suggestion({
   suggestion,
   label,
   action,
+  titles,
 }: {
   suggestion: Suggested;
   label: string;
   action?: ReactNode;
+  /** Every finding's title by id: the findings the reason cites are linked by title. */
+  titles?: ReadonlyMap<number, string>;
 }) {
+  const cited = suggestion.findings.flatMap((id) => {
+    const title = titles?.get(id);
+    return title ? [{ id, title }] : [];
+  });
   return (
     <div className="step__suggestion" aria-label={`Suggestion for ${label}`} role="group">
       <p className="step__suggestion-head">
@@ -41,6 +49,29 @@ export function Suggestion({
         {action}
       </p>
       <p className="step__reason">{suggestion.reason}</p>
+      {cited.length > 0 && (
+        <div className="step__cited small">
+          <span className="muted">From the findings:</span>
+          <ul aria-label={`Findings behind the suggestion for ${label}`}>
+            {cited.map((f) => (
+              <li key={f.id}>
+                <a
+                  href={`#${findingAnchorId(f.id)}`}
+                  onClick={(event) => {
+                    const card = document.getElementById(findingAnchorId(f.id));
+                    if (!card) return;
+                    event.preventDefault();
+                    card.scrollIntoView({ block: 'center' });
+                    card.focus({ preventScroll: true });
+                  }}
+                >
+                  {f.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <WouldSettle needs={suggestion.needs} label={label} />
     </div>
   );

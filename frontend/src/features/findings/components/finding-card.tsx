@@ -2,6 +2,7 @@ import { useId } from 'react';
 
 import { Badge } from '@/components/badge';
 import type { Finding } from '@/api/types';
+import { findingAnchorId } from '@/lib/anchors';
 
 import { FINDING_SEVERITY_TONE, severityOf } from '../labels';
 import { FindingData } from './finding-data';
@@ -15,7 +16,12 @@ export function FindingCard({ finding, incidentId }: { finding: Finding; inciden
   const id = useId();
   const severity = severityOf(finding.severity);
   return (
-    <article className={`finding finding--${severity}`} aria-labelledby={`${id}-title`}>
+    <article
+      className={`finding finding--${severity}`}
+      id={findingAnchorId(finding.id)}
+      tabIndex={-1}
+      aria-labelledby={`${id}-title`}
+    >
       <header className="finding__head">
         <Badge tone={FINDING_SEVERITY_TONE[severity]}>{finding.severity}</Badge>
         <h4 id={`${id}-title`}>{finding.title}</h4>

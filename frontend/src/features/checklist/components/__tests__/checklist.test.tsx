@@ -20,7 +20,12 @@ function steps(): ChecklistStep[] {
       layer: 'network',
       position: 1,
       findings: [makeFinding()],
-      suggestion: { verdict: 'suspect', reason: 'SYN retransmitted 3 times on 1 connection.', needs: [], findings: [1] },
+      suggestion: {
+        verdict: 'suspect',
+        reason: 'SYN retransmitted 3 times on 1 connection.',
+        needs: [],
+        findings: [1],
+      },
     }),
     makeStep({ layer: 'neighbours', position: 0, verdict: 'cleared', rationale: 'No neighbour near its limit.' }),
     makeStep({
@@ -64,17 +69,21 @@ describe('Checklist', () => {
     expect(neighbours).toHaveTextContent('Cleared');
     expect(neighbours).toHaveTextContent('No neighbour near its limit.');
     expect(network).toHaveTextContent('Not looked at');
-    expect(within(network).getByText('SYN retransmitted 3 times')).toBeInTheDocument();
+    expect(
+      within(within(network).getByRole('list', { name: 'Findings' })).getByText('SYN retransmitted 3 times'),
+    ).toBeInTheDocument();
     expect(within(network).getByRole('group', { name: 'Suggestion for Network' })).toHaveTextContent(
-      'Suggested: SuspectReview suggestionSYN retransmitted 3 times on 1 connection.',
+      'Suggested: SuspectReview suggestionSYN retransmitted 3 times on 1 connection.From the findings:SYN retransmitted 3 times',
     );
     expect(screen.getByText('Upload `uname -r` from before and after the upgrade.')).toBeInTheDocument();
     // A step the rules know more about names the file that would settle it instead of the general hint.
     const application = within(list).getByRole('region', { name: 'Application' });
     const needs = within(application).getByRole('list', { name: 'What would settle Application' });
-    expect(within(needs).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
-      'upload an strace of the client on kafka-7 (`strace -f -tt -T -y`)',
-    ]);
+    expect(
+      within(needs)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['upload an strace of the client on kafka-7 (`strace -f -tt -T -y`)']);
   });
 
   it('shows a culprit with its chain of evidence and what would still settle it', async () => {
@@ -86,6 +95,7 @@ describe('Checklist', () => {
           makeStep({
             layer: 'kernel',
             position: 3,
+            findings: [makeFinding({ id: 4, layer: 'kernel', title: 'The window halved on 6.6.10' })],
             suggestion: { verdict: 'culprit', reason, needs: ['upload `sysctl net.ipv4.tcp_rmem`'], findings: [4] },
           }),
         ]),
@@ -97,6 +107,12 @@ describe('Checklist', () => {
     expect(within(suggestion).getByText(reason)).toBeInTheDocument();
     expect(within(suggestion).getByRole('list', { name: 'What would settle Kernel' })).toHaveTextContent(
       'upload `sysctl net.ipv4.tcp_rmem`',
+    );
+    // The findings the reason cites, by title, linking to their cards.
+    const cited = within(suggestion).getByRole('list', { name: 'Findings behind the suggestion for Kernel' });
+    expect(within(cited).getByRole('link', { name: 'The window halved on 6.6.10' })).toHaveAttribute(
+      'href',
+      '#finding-4',
     );
   });
 

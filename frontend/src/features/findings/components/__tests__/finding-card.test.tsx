@@ -229,7 +229,10 @@ describe('FindingCard', () => {
     renderWithProviders(
       <FindingCard
         incidentId={3}
-        finding={makeFinding({ kind: 'host.not_described', data: { TcpRetransSegs: 1200, interval_s: 60, rate: 0.015 } })}
+        finding={makeFinding({
+          kind: 'host.not_described',
+          data: { TcpRetransSegs: 1200, interval_s: 60, rate: 0.015 },
+        })}
       />,
     );
     const numbers = screen.getByLabelText('Numbers');
@@ -246,6 +249,7 @@ describe('FindingCard', () => {
           kind: 'host.retransmits',
           data: {
             delta: true,
+            host: 'db-1',
             interval_s: 30,
             evidence: [0, 1],
             counters: { TcpRetransSegs: 3, TcpOutSegs: 200 },
@@ -260,8 +264,9 @@ describe('FindingCard', () => {
     expect(numbers).toHaveTextContent('CountersTcpRetransSegs 3 · TcpOutSegs 200');
     expect(numbers).toHaveTextContent('Retransmitted share1.5 %');
     expect(numbers).toHaveTextContent('Interval30.0 s');
-    expect(numbers).toHaveTextContent('Difference of two snapshotsyes');
+    expect(numbers).toHaveTextContent('Hostdb-1');
     expect(numbers).not.toHaveTextContent('Evidence'); // declared, but not shown
+    expect(numbers).not.toHaveTextContent('Difference of two snapshots'); // a key the engine no longer shows
   });
 
   it('makes a table of a map of rows, its keys in the first column', () => {
