@@ -21,6 +21,9 @@ RUN cd backend && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CE
     python manage.py collectstatic --noinput
 RUN useradd --create-home whodunnet && mkdir -p /data/evidence /data/bisect && chown whodunnet /data/evidence /data/bisect
 USER whodunnet
+# The capture kernel is compiled into the image, so no worker compiles it in front of a user.
+ENV NUMBA_CACHE_DIR=/home/whodunnet/.cache/numba
+RUN python -m whodunnet.capture.warm
 WORKDIR /app/backend
 ENV WHODUNNET_EVIDENCE_DIR=/data/evidence WHODUNNET_FRONTEND_DIST=/app/frontend/dist
 EXPOSE 8000

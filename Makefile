@@ -12,6 +12,7 @@ TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
 # Everything, for the tests: the console's runtime plus the test toolchain (pytest, mypy, hypothesis, atheris,
 # linters; the frontend's test and lint packages; Playwright for the browser tests).
 install: $(VENV)/.installed frontend/node_modules/.installed e2e/node_modules/.installed install-console
+	@$(PY) -m whodunnet.capture.warm  # numba's compile happens here, not in a user's first analysis
 
 # Only what the console needs to run (`make dev`): the runtime requirements and the packages that build the
 # frontend (its `dependencies`: the build tools are there too). No type checks on this path: `make typecheck`.
@@ -94,7 +95,7 @@ test: install lint typecheck test-workers test-backend test-frontend e2e
 bench: install
 	mkdir -p .data/bench
 	$(PY) bench/upload_memory.py
-	$(PY) workers/bench/bench_capture.py --make 2000000 --gzip --pcapng .data/bench/bulk.pcap
+	$(PY) workers/bench/bench_shapes.py --dir .data/bench
 
 # 50 readers of the timeline and evidence list during two analyses and a bisect, against a running `make dev`
 # (the same WHODUNNET_PORT). Not part of `make test`: a figure, not a pass or fail.

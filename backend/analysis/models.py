@@ -109,6 +109,27 @@ class Finding(models.Model):
         ]
 
 
+#: A connection row's sortable columns: what the connection table API shows, in its order
+#: (each row also holds the engine's whole row as ``detail``).
+CONNECTION_COLUMNS = (
+    "conn_id",
+    "client",
+    "server",
+    "first_time",
+    "duration",
+    "packets_c2s",
+    "packets_s2c",
+    "bytes_c2s",
+    "bytes_s2c",
+    "retrans_c2s",
+    "retrans_s2c",
+    "syn_count",
+    "zero_windows",
+    "has_rst",
+    "rtt_ms",
+)
+
+
 class CaptureConnection(models.Model):
     """One TCP connection of an analysed capture: sortable columns plus the engine's full row."""
 

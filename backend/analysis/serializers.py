@@ -8,7 +8,15 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from analysis import provenance
-from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
+from analysis.models import (
+    CONNECTION_COLUMNS,
+    AnalysisRun,
+    CaptureConnection,
+    Correlation,
+    Finding,
+    FindingSeverity,
+    RunStatus,
+)
 from evidence.models import Evidence, Role
 from incidents.models import Layer
 from whodunnet import registry
@@ -109,23 +117,7 @@ class ConnectionSerializer(serializers.ModelSerializer[CaptureConnection]):
 
     class Meta:
         model = CaptureConnection
-        fields = [
-            "conn_id",
-            "client",
-            "server",
-            "first_time",
-            "duration",
-            "packets_c2s",
-            "packets_s2c",
-            "bytes_c2s",
-            "bytes_s2c",
-            "retrans_c2s",
-            "retrans_s2c",
-            "syn_count",
-            "zero_windows",
-            "has_rst",
-            "rtt_ms",
-        ]
+        fields = list(CONNECTION_COLUMNS)
 
 
 class ConnectionDetailSerializer(ConnectionSerializer):

@@ -21,17 +21,25 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from analysis import dispatch, provenance, selectors
-from analysis.models import AnalysisRun, CaptureConnection, Correlation, Finding, FindingSeverity, RunStatus
+from analysis.models import (
+    CONNECTION_COLUMNS,
+    AnalysisRun,
+    CaptureConnection,
+    Correlation,
+    Finding,
+    FindingSeverity,
+    RunStatus,
+)
 from evidence.models import Evidence
 from incidents.models import EventKind, Incident
 from incidents.services import record_event
 from outbox import services as outbox
-from whodunnet.model import AnalysisResult, EvidenceResult, Provenance
+from whodunnet.model import AnalysisResult, EvidenceResult, Provenance, json_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -169,46 +177,45 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
     return True
 
 
-CONNECTION_BATCH = 2000
-
-
 def _endpoint(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
 def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Iterable[Any]) -> None:
-    """The capture's connection table, in batches (a capture can hold many thousands)."""
+    """The capture's connection table, streamed into PostgreSQL with COPY (a capture can hold a million).
+
+    Each row's sortable columns plus the engine's whole row as JSON (``json_bytes``, straight from
+    the dataclass). COPY runs inside the caller's transaction, like the inserts it replaces.
+    """
     run.connections.all().delete()
-    batch: list[CaptureConnection] = []
-    for conn in connections:
-        row = dataclasses.asdict(conn)
-        c2s, s2c = row["c2s"], row["s2c"]
-        batch.append(
-            CaptureConnection(
-                run=run,
-                evidence=evidence,
-                conn_id=row["id"],
-                client=_endpoint(row["client_ip"], row["client_port"]),
-                server=_endpoint(row["server_ip"], row["server_port"]),
-                first_time=row["first_time"],
-                duration=row["duration"],
-                packets_c2s=c2s["packets"],
-                packets_s2c=s2c["packets"],
-                bytes_c2s=c2s["payload_bytes"],
-                bytes_s2c=s2c["payload_bytes"],
-                retrans_c2s=c2s["retransmissions"],
-                retrans_s2c=s2c["retransmissions"],
-                syn_count=row["syn_count"],
-                zero_windows=c2s["zero_windows"] + s2c["zero_windows"],
-                has_rst=row["first_rst_by"] is not None,
-                rtt_ms=row["initial_rtt"] * 1000 if row["initial_rtt"] is not None else None,
-                detail=row,
+    table = connection.ops.quote_name(CaptureConnection._meta.db_table)
+    columns = ("run_id", "evidence_id", *CONNECTION_COLUMNS, "detail")  # the order of each row below
+    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for conn in connections:
+            c2s, s2c = conn.c2s, conn.s2c
+            copy.write_row(
+                (
+                    run.pk,
+                    evidence.pk,
+                    conn.id,
+                    _endpoint(conn.client_ip, conn.client_port),
+                    _endpoint(conn.server_ip, conn.server_port),
+                    conn.first_time,
+                    conn.duration,
+                    c2s.packets,
+                    s2c.packets,
+                    c2s.payload_bytes,
+                    s2c.payload_bytes,
+                    c2s.retransmissions,
+                    s2c.retransmissions,
+                    conn.syn_count,
+                    c2s.zero_windows + s2c.zero_windows,
+                    conn.first_rst_by is not None,
+                    conn.initial_rtt * 1000 if conn.initial_rtt is not None else None,
+                    json_bytes(conn).decode(),
+                )
             )
-        )
-        if len(batch) >= CONNECTION_BATCH:
-            CaptureConnection.objects.bulk_create(batch)
-            batch = []
-    CaptureConnection.objects.bulk_create(batch)
 
 
 def correlate(*, incident_id: int) -> int:

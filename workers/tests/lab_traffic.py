@@ -4,7 +4,7 @@ Servers (run in the background until killed)::
 
     server bulk PORT           send zeros as fast as the peer reads, until it goes away
     server rr PORT SIZE        answer every 100-byte request with SIZE bytes
-    server rr1 PORT            answer every one-byte request with one byte (netperf TCP_RR's default)
+    server echo1 PORT          answer every byte with one byte (netperf TCP_RR's 1-byte default; also: rr1)
 Clients (print one line and exit)::
 
     client deadline HOST PORT N RCVBUF SECONDS   N connections with SO_RCVBUF, each reading
@@ -14,8 +14,9 @@ Clients (print one line and exit)::
     client crr HOST PORTS N THREADS CSV          N short connections (PORTS comma-separated, in turn),
                                                  each connect + one-byte request/response + close, from
                                                  THREADS threads; each one's time written to CSV
-    client rr1 HOST PORT ROUNDS CSV              one connection, ROUNDS one-byte request/responses,
-                                                 each one's latency written to CSV (time,latency_ms)
+    client rr1 HOST PORT ROUNDS [CSV]            one connection, ROUNDS one-byte request/responses; with CSV,
+                                                 each one's latency written there (time,latency_ms)
+    client keepalive HOST PORT SECONDS           one idle connection with SO_KEEPALIVE, probes every 1 s
 """
 
 from __future__ import annotations
@@ -60,6 +61,24 @@ def server_rr(port: int, size: int) -> None:
                         return
                     got += data
                 conn.sendall(answer)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def server_echo1(port: int) -> None:
+    ls = socket.create_server(("0.0.0.0", port), backlog=64)
+
+    def serve(conn: socket.socket) -> None:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while data := conn.recv(1):
+                conn.sendall(data)
         except OSError:
             pass
         finally:
@@ -134,35 +153,32 @@ def client_rr(host: str, port: int, n: int, rounds: int, size: int) -> None:
     print("ok")
 
 
-def server_rr1(port: int) -> None:
-    ls = socket.create_server(("0.0.0.0", port), backlog=64)
-
-    def serve(conn: socket.socket) -> None:
-        try:
-            while conn.recv(1):
-                conn.sendall(b"r")
-        except OSError:
-            pass
-        finally:
-            conn.close()
-
-    while True:
-        conn, _ = ls.accept()
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-
-def client_rr1(host: str, port: int, rounds: int, out: str) -> None:
+def client_rr1(host: str, port: int, rounds: int, out: str | None = None) -> None:
+    """netperf TCP_RR with its defaults: one byte each way, the next request after each answer."""
     rows = ["time,latency_ms"]
     with socket.create_connection((host, port), timeout=30) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for _ in range(rounds):
             started = time.time()
-            s.sendall(b"q")
+            s.sendall(b"x")
             if not s.recv(1):
                 raise ConnectionError("server closed")
             rows.append(f"{started:.6f},{(time.time() - started) * 1000:.3f}")
-    with open(out, "w") as f:
-        f.write("\n".join(rows) + "\n")
+    if out:
+        with open(out, "w") as f:
+            f.write("\n".join(rows) + "\n")
+    print("ok")
+
+
+def client_keepalive(host: str, port: int, seconds: float) -> None:
+    """An idle connection whose kernel sends keep-alive probes after 1 s of silence, every 1 s."""
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+        s.sendall(b"x")
+        s.recv(1)
+        time.sleep(seconds)
     print("ok")
 
 
@@ -204,12 +220,14 @@ def main() -> None:
         server_bulk(int(rest[0]))
     elif role == "server" and kind == "rr":
         server_rr(int(rest[0]), int(rest[1]))
-    elif role == "server" and kind == "rr1":
-        server_rr1(int(rest[0]))
+    elif role == "server" and kind in ("echo1", "rr1"):
+        server_echo1(int(rest[0]))
     elif role == "client" and kind == "crr":
         client_crr(rest[0], [int(p) for p in rest[1].split(",")], int(rest[2]), int(rest[3]), rest[4])
     elif role == "client" and kind == "rr1":
-        client_rr1(rest[0], int(rest[1]), int(rest[2]), rest[3])
+        client_rr1(rest[0], int(rest[1]), int(rest[2]), rest[3] if len(rest) > 3 else None)
+    elif role == "client" and kind == "keepalive":
+        client_keepalive(rest[0], int(rest[1]), float(rest[2]))
     elif role == "client" and kind == "deadline":
         client_deadline(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), float(rest[4]))
     elif role == "client" and kind == "connect":

@@ -161,13 +161,17 @@ class NetLab:
         self._procs.append(p)
         return p
 
-    def capture(self, ns: str, name: str) -> Capture:
-        """Start tcpdump on the client's (``c``) or server's (``s``) interface."""
+    def capture(self, ns: str, name: str, interface: str | None = None, expression: str = "tcp") -> Capture:
+        """Start tcpdump on the client's (``c``) or server's (``s``) interface, or on ``interface``
+        of namespace ``ns`` (``any``: every interface, as Linux cooked packets)."""
         path = self.workdir / name
-        args = ("-i", self.dev[ns], "-w", str(path), "-U", "--immediate-mode", "-s", "200", "-n", "tcp")
+        args = ("-i", interface or self.dev[ns], "-w", str(path), "-U", "--immediate-mode", "-s", "200", "-n",
+                *expression.split())  # fmt: skip
         p = self.spawn(ns, "tcpdump", *args)
         assert p.stderr is not None
         line = p.stderr.readline()  # "tcpdump: listening on ..." once it is capturing
+        if b"data link type" in line:  # -i any first says which cooked header it writes
+            line = p.stderr.readline()
         if b"listening" not in line:
             raise RuntimeError(f"tcpdump did not start: {line!r}")
         return Capture(p, path)

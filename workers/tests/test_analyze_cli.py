@@ -9,6 +9,8 @@ from pathlib import Path
 
 from capture_testdata import CAPTURES
 
+from whodunnet.engine import analyze
+
 
 def whodunnet(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -48,3 +50,19 @@ def test_it_honours_max_input_bytes() -> None:
     assert proc.returncode == 0
     (ev,) = json.loads(proc.stdout)["evidence"]
     assert "limit" in ev["error"]["message"] and ev["error"]["offset"] == 100000
+
+
+def test_its_json_is_the_whole_result_with_every_connection_when_asked() -> None:
+    """``--json`` is written by orjson straight from the result: the same document as the standard library's."""
+    paths = [CAPTURES / "echo-connections.pcap.gz", CAPTURES / "loopback-scenarios.pcap"]
+    result = analyze([str(p) for p in paths])
+    assert sum(len(ev.connections) for ev in result.evidence) > 10
+    assert json.loads(result.to_json_bytes()) == json.loads(json.dumps(result.to_json()))
+    proc = whodunnet("analyze", "--json", "--connections", *map(str, paths))
+    printed = json.loads(proc.stdout)
+    assert [len(ev["connections"]) for ev in printed["evidence"]] == [len(ev.connections) for ev in result.evidence]
+    # Without --connections: the same summaries and findings, no table.
+    short = json.loads(whodunnet("analyze", "--json", *map(str, paths)).stdout)
+    assert [ev["connections"] for ev in short["evidence"]] == [[], []]
+    assert short["findings"] == printed["findings"]
+    assert [ev["summary"] for ev in short["evidence"]] == [ev["summary"] for ev in printed["evidence"]]

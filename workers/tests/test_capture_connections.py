@@ -26,7 +26,23 @@ from whodunnet.capture.kernel.sketch import add
 from whodunnet.capture.scanner import CaptureState
 from whodunnet.errors import MalformedInput
 
-ORACLES = sorted(p.name.removesuffix(".tcp_streams.tsv") for p in (CAPTURES / "tshark").glob("*.tcp_streams.tsv"))
+#: Captures of tunnelled TCP: the per-stream table names each stream by the outer header's ip.src
+#: (its first), so they are checked against tshark's conversations instead
+#: (``test_capture_truth.py::test_tcp_inside_tunnels_gives_tshark_s_inner_conversations``).
+TUNNELLED = {
+    "gre-erspan-vxlan.pcap",
+    "gre-sample.pcap",
+    "gtp-iphone.pcap",
+    "geneve.pcap",
+    "vxlan.pcap",
+    "vxlan-reserved.pcap",
+    "gre-aruba.pcap",
+}
+ORACLES = sorted(
+    name
+    for p in (CAPTURES / "tshark").glob("*.tcp_streams.tsv")
+    if (name := p.name.removesuffix(".tcp_streams.tsv")) not in TUNNELLED
+)
 #: IP fragments are counted, not reassembled: tshark's payload includes the later fragments.
 FRAGMENTED = {"fragmented-4.pcap"}
 #: tshark sums the SYN-ACK retries it sees as a second stream's; see the connection's note.
@@ -76,9 +92,12 @@ def test_it_matches_tshark_per_connection(name: str) -> None:
                 int(r["orig_payload_bytes"]),
                 int(r["resp_payload_bytes"]),
             ), where
-        assert c.syn_count == int(r["syn"]), where
+        # tshark counts a packet captured twice twice (as a SYN, a retransmission...); we count
+        # such copies apart (capture duplicates: same IP ID, numbers, checksum, moments apart).
+        dups = o.capture_duplicates + s.capture_duplicates
+        assert c.syn_count <= int(r["syn"]) <= c.syn_count + dups, where
         if (name, c.id) not in SYNACK_DIFFERS:
-            assert c.synack_count == int(r["synack"]), where
+            assert c.synack_count <= int(r["synack"]) <= c.synack_count + dups, where
         assert sum(e.ecn for e in c.syn_times) == int(r["ecn_setup_syn(ECE+CWR)"]), where
         assert (_opt(o.window_scale), _opt(s.window_scale)) == (r["wscale_orig"], r["wscale_resp"]), where
         assert (_opt(o.mss), _opt(s.mss)) == (r["mss_orig"], r["mss_resp"]), where
@@ -97,10 +116,11 @@ def test_it_matches_tshark_per_connection(name: str) -> None:
         # initial RTT (206_example_b: 52 segments resent after a zero window are such). So ours lie
         # between tshark's retransmissions and its retransmissions + out-of-order, and the two
         # together match.
-        assert theirs - tol <= ours <= theirs + their_ooo + tol, where
+        assert theirs - tol <= ours + dups and ours <= theirs + their_ooo + tol, where
         ours_ooo = o.out_of_order + s.out_of_order
-        assert abs(ours + ours_ooo - theirs - their_ooo) <= tol, where
-        simple = c.syn_count == 1 and c.synack_count == 1 and (name, c.id) not in IRTT_DIFFERS
+        assert ours + ours_ooo - tol <= theirs + their_ooo <= ours + ours_ooo + dups + tol, where
+        # (tshark times the handshake from the last copy of a packet captured twice.)
+        simple = c.syn_count == 1 and c.synack_count == 1 and not dups and (name, c.id) not in IRTT_DIFFERS
         if c.initial_rtt is not None and r["initial_rtt_s"] != "-" and simple:
             assert c.initial_rtt == pytest.approx(float(r["initial_rtt_s"]), abs=2e-6), where
 
@@ -277,3 +297,28 @@ def test_time_sequence_marks_retransmissions() -> None:
     ts = time_sequence(CAPTURES / "wireshark-retrans.pcap", c.id)
     # The graph marks segments below the highest sequence sent; the table also tells out-of-order apart.
     assert 0.8 * c.side(ts.sender).retransmissions <= sum(ts.seg_retransmission) <= ts.segments_total
+
+
+def test_a_thinned_time_sequence_keeps_every_retransmission_and_window_change() -> None:
+    from whodunnet.capture import time_sequence
+    from whodunnet.capture.timeseq import TimeSequence
+
+    path = CAPTURES / "206_example_b.pcap"  # 841 data segments, 108 of them retransmitted
+    full = time_sequence(path, 0, max_points=100_000)
+    small = time_sequence(path, 0, max_points=300)  # 459 ACKs with 78 window changes
+    assert full.stride == 1 and small.stride > 1 and len(small.seg_time) <= 300 and len(small.ack_time) <= 300
+
+    def retransmitted(ts: TimeSequence) -> set[tuple[float, int]]:
+        return {(t, s) for t, s, r in zip(ts.seg_time, ts.seg_seq, ts.seg_retransmission, strict=True) if r}
+
+    def window_changes(ts: TimeSequence) -> set[tuple[float, int]]:
+        points = [(t, e - a) for t, a, e in zip(ts.ack_time, ts.ack_seq, ts.ack_window_edge, strict=True)]
+        return {p for i, p in enumerate(points) if i == 0 or p[1] != points[i - 1][1]}
+
+    assert len(retransmitted(full)) == 108
+    assert retransmitted(small) == retransmitted(full)
+    assert 10 < len(window_changes(full)) < 150
+    assert len(small.ack_time) < len(full.ack_time)
+    assert window_changes(full) <= {
+        (t, e - a) for t, a, e in zip(small.ack_time, small.ack_seq, small.ack_window_edge, strict=True)
+    }

@@ -53,7 +53,7 @@ def test_an_ecn_syn_black_hole_is_found(lab: NetLab) -> None:
     ecn = found["tcp.ecn_syn_blackhole"]
     assert ecn.data["fallback_connections"] == 3 and ecn.severity == "high"
     syn = found["tcp.syn_retransmit"]
-    assert syn.data["stack"] == "linux" and syn.data["connections"] == 3
+    assert syn.data["stack"] == "1s-initial" and syn.data["connections"] == 3  # one retry: no schedule told
     assert 0.9 <= syn.data["max_delay"] <= 1.6
 
 
@@ -85,8 +85,10 @@ def test_a_small_receive_buffer_over_a_long_path_caps_throughput_and_a_deadline_
         assert win.data["receiver"] == "client"
         timeout = found["tcp.app_timeout_close"]
         assert timeout.data["closer"] == "client" and timeout.data["connections"] == 3
-        assert timeout.data["age"] == pytest.approx(2.5, abs=0.2)
-    assert "tcp.rst_after_fin" in kinds(result.findings, 0)
+        # The client's 2.5 s deadline starts when connect() returns, one handshake after the SYN the
+        # age is counted from; a loaded machine may wake the client a little late.
+        assert 2.5 <= timeout.data["age"] <= 2.5 + win.data["rtt"] + 0.3, timeout.explanation
+    assert kinds(result.findings, 0)["tcp.rst_after_fin"].severity == "medium"  # a transfer cut off
     # Nothing is lost between the two capture points: the network is cleared.
     (cleared,) = [f for f in result.findings if f.kind == "path.no_loss_between_captures"]
     assert cleared.data["clears_layer"] is True and cleared.layer == "network"

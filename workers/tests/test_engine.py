@@ -72,5 +72,8 @@ def test_it_result_is_json_ready() -> None:
         "server_port_count",
         "deadline_closes",
         "receive_window",
+        "ip_length_beyond_frame",
+        "duplicate_packets",
+        "duplicate_ttl",
     }
     assert set(data["findings"][0]) == {"kind", "layer", "severity", "title", "explanation", "refs", "key", "data"}

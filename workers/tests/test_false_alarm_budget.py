@@ -13,8 +13,8 @@ named ``X-before``/``X-after`` (the two an engineer uploads to diff), and the co
 of evidence about the same connections (``generated_here/loopback-scenarios-1/``), given in the
 order an engineer would upload it (before snapshots first). The tool output recorded for this
 repository's own tests (``workers/tests/host/data/lab/``) is read the same way; its rows are named
-by their path in the repository, the corpus's by their path in the corpus. Captures are left to
-the capture half of the work (``CAPTURES``): they are sniffed and skipped until it adds its rows.
+by their path in the repository, the corpus's by their path in the corpus. Captures are in the
+budget too (``CAPTURES``).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ LAB = Path(__file__).parent / "host" / "data" / "lab"
 _PAIR = re.compile(r"^(?P<stem>.*?)[-_.]?(?P<when>before|after)(?P<ext>\.\w+)?$")
 #: Directories whose files are also analysed together, as one incident.
 BUNDLES = ("generated_here/loopback-scenarios-1/",)
-#: Whether captures are in the budget yet (the capture half turns this on and adds their rows).
-CAPTURES = False
+#: Whether captures are in the budget (they are: every corpus capture, alone and in its bundle).
+CAPTURES = True
 CAPTURE_FORMATS = frozenset({"pcap", "pcapng", "gzip"})
 NOT_EVIDENCE = frozenset({"text", "binary", "empty"})
 VERDICTS = frozenset({"true", "false"})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import os
 import sys
 from typing import Any, TextIO
@@ -57,6 +57,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object (evidence + findings)")
     p.add_argument(
+        "--connections",
+        action="store_true",
+        help="with --json: also every capture's whole connection table (one row per TCP connection)",
+    )
+    p.add_argument(
         "--max-input-bytes",
         type=_positive_int,
         default=Limits().max_input_bytes,
@@ -90,8 +95,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = analyze(files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning, provenance=given)
     if args.json:
-        json.dump(result.to_json(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        if not args.connections:  # the table can be most of the output: asked for, not by default
+            result = dataclasses.replace(
+                result, evidence=tuple(dataclasses.replace(ev, connections=()) for ev in result.evidence)
+            )
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result.to_json_bytes() + b"\n")
     else:
         print_report(result, sys.stdout)
     return 0

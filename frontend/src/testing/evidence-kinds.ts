@@ -11,6 +11,7 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "settings": [],
       "findings": [
         "capture.summary",
+        "capture.duplicates",
         "tcp.syn_retransmit",
         "tcp.ecn_syn_blackhole",
         "tcp.synack_retransmit",
@@ -72,6 +73,21 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         {
           "key": "ip_fragments",
           "label": "IP fragments",
+          "unit": "count"
+        },
+        {
+          "key": "ip_length_beyond_frame",
+          "label": "IP length beyond the frame",
+          "unit": "count"
+        },
+        {
+          "key": "duplicate_packets",
+          "label": "Segments captured twice",
+          "unit": "count"
+        },
+        {
+          "key": "duplicate_ttl",
+          "label": "Copies differing only in TTL",
           "unit": "count"
         },
         {
@@ -185,6 +201,16 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "count"
         },
         {
+          "key": "synacks_lost_downstream",
+          "label": "Connections whose SYN-ACKs were lost downstream",
+          "unit": "count"
+        },
+        {
+          "key": "synack_lost_downstream",
+          "label": "SYN-ACK lost downstream",
+          "unit": "text"
+        },
+        {
           "key": "ecn_syns_unanswered",
           "label": "ECN SYNs unanswered",
           "unit": "count"
@@ -242,6 +268,31 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         {
           "key": "rto",
           "label": "RTO retransmissions",
+          "unit": "count"
+        },
+        {
+          "key": "tlp",
+          "label": "Tail loss probes",
+          "unit": "count"
+        },
+        {
+          "key": "tlp_wait",
+          "label": "Wait before tail loss probes",
+          "unit": "seconds"
+        },
+        {
+          "key": "tail_loss_probes",
+          "label": "Tail loss probes",
+          "unit": "count"
+        },
+        {
+          "key": "tlp_wait_seconds",
+          "label": "Wait before tail loss probes",
+          "unit": "seconds"
+        },
+        {
+          "key": "resent_acknowledged",
+          "label": "Acknowledged bytes re-sent",
           "unit": "count"
         },
         {
@@ -330,6 +381,11 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "text"
         },
         {
+          "key": "max_in_flight",
+          "label": "Most bytes in flight",
+          "unit": "bytes_exact"
+        },
+        {
           "key": "transfers",
           "label": "Transfers",
           "unit": "count"
@@ -365,8 +421,23 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "unit": "bytes"
         },
         {
+          "key": "max_bytes_after_fin",
+          "label": "Most bytes after FIN on one connection",
+          "unit": "bytes"
+        },
+        {
+          "key": "discarded_connections",
+          "label": "Connections with data discarded",
+          "unit": "count"
+        },
+        {
           "key": "data_packets",
           "label": "Data packets",
+          "unit": "count"
+        },
+        {
+          "key": "already_acknowledged",
+          "label": "Re-sent after being acknowledged",
           "unit": "count"
         },
         {
@@ -1865,6 +1936,26 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "keys": []
     },
     {
+      "kind": "capture.duplicates",
+      "evidence_kind": "capture",
+      "view": "",
+      "facts": [
+        "duplicate_packets",
+        "duplicate_ttl",
+        "tcp_packets",
+        "connections"
+      ],
+      "tables": [
+        {
+          "key": "rows",
+          "label": "Per connection",
+          "columns": [],
+          "by": ""
+        }
+      ],
+      "keys": []
+    },
+    {
       "kind": "tcp.syn_retransmit",
       "evidence_kind": "capture",
       "view": "",
@@ -1875,7 +1966,8 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "max_delay",
         "median_delay",
         "total_delay",
-        "unanswered"
+        "unanswered",
+        "synacks_lost_downstream"
       ],
       "tables": [
         {
@@ -1935,8 +2027,11 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "rto_retransmissions",
+        "tail_loss_probes",
         "fast_retransmissions",
+        "resent_acknowledged",
         "wait_seconds",
+        "tlp_wait_seconds",
         "by_sender"
       ],
       "tables": [
@@ -2037,8 +2132,10 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "view": "",
       "facts": [
         "connections",
+        "discarded_connections",
         "by_closer",
         "bytes_after_fin",
+        "max_bytes_after_fin",
         "connection_ids"
       ],
       "tables": [

@@ -114,6 +114,9 @@ class CaptureAnalysis:
             "tcp_connections": counts["tcp_connections"],
             "truncated_packets": counts["truncated_packets"],
             "ip_fragments": counts["ip_fragments"],
+            "ip_length_beyond_frame": counts["ip_length_beyond_frame"],
+            "duplicate_packets": counts["duplicate_packets"],
+            "duplicate_ttl": counts["duplicate_ttl"],
         }
 
 
@@ -135,6 +138,9 @@ def analyze_capture(
     conns = analysis.connections()
     summary = {**summary, **capture_facts(conns)}
     findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
+    dups = duplicates_finding(index, summary, conns)
+    if dups is not None:
+        findings.insert(1, dups)
     return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings
 
 
@@ -160,6 +166,13 @@ def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:
         parts.append(f"{s['truncated_packets']:,} packets were cut by the snapshot length (headers still read).")
     if s["ip_fragments"]:
         parts.append(f"{s['ip_fragments']:,} IP fragments were counted (not reassembled).")
+    if s["ip_length_beyond_frame"]:
+        parts.append(
+            f"{s['ip_length_beyond_frame']:,} packets have an IP length larger than their frame: "
+            "their payload is counted from the frame."
+        )
+    if s["duplicate_packets"]:
+        parts.append(f"{s['duplicate_packets']:,} TCP segments were captured twice (see the capture duplicates note).")
     if error is not None:
         where = f" at byte {error.offset:,}" if error.offset is not None else ""
         parts.append(f"Reading stopped{where}: {error.message}. The numbers cover what was read before that.")
@@ -173,6 +186,58 @@ def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:
         refs=(Ref(evidence=index, label="whole capture", time=time_range),),
         key=f"evidence-{index}",
         data=dict(s),
+    )
+
+
+def duplicates_finding(index: int, s: Summary, conns: tuple[Connection, ...]) -> Finding | None:
+    """``capture.duplicates``: packets the capture saw twice, a note on the capture itself."""
+    n = s["duplicate_packets"]
+    if not n:
+        return None
+    rows = sorted(
+        ((c.c2s.capture_duplicates + c.s2c.capture_duplicates, c) for c in conns), key=lambda r: (-r[0], r[1].id)
+    )
+    rows = [r for r in rows if r[0]]
+    ttl = s["duplicate_ttl"]
+    parts = [
+        f"{n:,} of {s['tcp_packets']:,} TCP segments were seen twice by the capture: the same packet "
+        "(sequence and acknowledgement numbers, length, flags, window, checksum and IP identification) again, "
+        "not sent again.",
+    ]
+    if ttl:
+        parts.append(
+            f"{ttl:,} of the copies differ only in TTL: the capture saw them on both sides of a router (one hop apart)."
+        )
+    parts.append(
+        "A span port mirroring both directions or several VLANs, tcpdump -i any on a host that forwards, "
+        "or a router capturing on two interfaces does this. The copies are not counted as retransmissions; "
+        "packet and byte counts include them, as tshark's do."
+    )
+    refs = [
+        Ref(
+            evidence=index,
+            label=f"connection {c.id}: {k:,} segments captured twice",
+            connection=str(c.id),
+            packets=(c.first_packet, c.last_packet),
+            time=(c.first_time, c.last_time),
+        )
+        for k, c in rows[:20]
+    ]
+    return Finding(
+        kind="capture.duplicates",
+        layer="network",
+        severity="info",
+        title=f"{n:,} TCP segments captured twice (capture duplicates, not retransmissions)",
+        explanation=" ".join(parts),
+        refs=tuple(refs),
+        key=f"evidence-{index}",
+        data={
+            "duplicate_packets": n,
+            "duplicate_ttl": ttl,
+            "tcp_packets": s["tcp_packets"],
+            "connections": len(rows),
+            "rows": [{"connection": c.id, "count": k} for k, c in rows[:100]],
+        },
     )
 
 

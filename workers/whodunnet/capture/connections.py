@@ -51,11 +51,32 @@ class Direction:
     seq_span: int
     retransmissions: int
     retransmitted_bytes: int
+    #: Retransmissions that carried payload (a FIN or SYN sent again alone is not a data packet).
+    data_retransmissions: int
+    #: Segments captured twice (the same packet seen again by the capture, not sent again):
+    #: counted in ``packets`` and ``payload_bytes`` as tshark does, nowhere else.
+    capture_duplicates: int
     #: Segments below the highest sequence sent that came within the initial RTT (or 3 ms)
     #: of the one that last advanced it: reordered, not retransmitted (Wireshark's rule).
     out_of_order: int
-    #: Retransmissions after the connection was silent ≥ 200 ms (RTO-style), and the rest.
+    #: Keep-alives (and zero-window probes): 0 or 1 byte repeating the last byte the peer had
+    #: already acknowledged. The same byte not yet acknowledged is a retransmission.
+    keep_alives: int
+    #: Retransmissions by what set them off: a tail loss probe (the first re-send of the last
+    #: segment sent, ≥ 2 RTT after it, with SACK on: Linux's TLP, counted in TCPLossProbes), a
+    #: timeout after the connection was silent ≥ 200 ms (RTO-style, TCPTimeouts), a re-send of
+    #: bytes the peer had already acknowledged (its ACK was lost past the capture point), and
+    #: the rest (fast: set off by the peer's duplicate ACKs or SACKs).
+    tail_loss_probes: int
+    tlp_wait: float
     rto_retransmissions: int
+    resent_acknowledged: int
+    #: A FIN without data sent again (the peer did not acknowledge the close): counted, not timed.
+    fin_retransmissions: int
+    #: Data sent again while the peer's window was zero: probing the window, not repairing a loss.
+    zero_window_probes: int
+    #: Segments the peer said it received twice (D-SACK): retransmissions that were spurious.
+    dsacked_segments: int
     fast_retransmissions: int
     #: Seconds of silence before the RTO-style retransmissions, added up.
     rto_wait: float
@@ -126,6 +147,8 @@ class Connection:
     synack_count: int
     synack_times: tuple[SynEvent, ...]
     handshake_complete: bool
+    #: When the client's first ACK after a SYN-ACK was seen (None: the handshake did not complete).
+    handshake_ack_time: float | None
     #: SYN → SYN-ACK → ACK, as two halves: the last SYN before the first SYN-ACK to that
     #: SYN-ACK, plus the last SYN-ACK before the client's first ACK to that ACK (a full round
     #: trip wherever the capture was taken, without SYN or SYN-ACK retry delays). None when
@@ -235,7 +258,9 @@ def _seconds(us: Any) -> list[float | None]:
 #: Direction attributes worked out from several fields, a column at a time.
 DERIVED: dict[str, Callable[[SideColumns], list[Any]]] = {
     "throughput": _throughput,
-    "fast_retransmissions": lambda s: (s["retrans"] - s["rto"]).tolist(),
+    "fast_retransmissions": lambda s: (
+        s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"] - s["fin_resends"] - s["win_probes"]
+    ).tolist(),
     "rto_examples": _rto_examples,
     "window_median": lambda s: _none_where(s.quantile(SKETCH_WINDOW, 0), s.quantile(SKETCH_WINDOW, 0) < 0),
     "window_scaled": lambda s: s.scale_known.tolist(),

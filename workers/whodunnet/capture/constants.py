@@ -40,6 +40,7 @@ IDB_OPT_TSOFFSET = 14
 LINK_NULL = 0  # BSD loopback: 4-byte address family in the writer's byte order
 LINK_ETHERNET = 1
 LINK_PPP = 9
+LINK_FDDI = 10
 LINK_RAW_12 = 12  # raw IP on some BSDs
 LINK_RAW_14 = 14  # raw IP on OpenBSD
 LINK_RAW = 101
@@ -66,6 +67,7 @@ LINKTYPE_NAMES: dict[int, str] = {
     LINK_IPV6: "ipv6",
     LINK_LINUX_SLL2: "linux_sll2",
     LINK_PPP: "ppp",
+    LINK_FDDI: "fddi",
     LINK_IEEE802_11: "ieee802_11",
     LINK_IEEE802_11_RADIOTAP: "ieee802_11_radiotap",
     LINK_NFLOG: "nflog",
@@ -113,6 +115,8 @@ MAX_IP_LAYERS = 4
 IPPROTO_HOPOPTS = 0
 IPPROTO_IPIP = 4
 IPPROTO_TCP = 6
+IPPROTO_UDP = 17
+IPPROTO_GRE = 47
 IPPROTO_IPV6 = 41
 IPPROTO_ROUTING = 43
 IPPROTO_FRAGMENT = 44
@@ -134,6 +138,54 @@ IPV6_EXTENSIONS = (
     IPPROTO_EXP1,
     IPPROTO_EXP2,
 )
+# ---- tunnels (decode.decapsulate) ----------------------------------------------------------------
+UDP_HEADER = 8
+#: UDP destination ports of the tunnels opened: VXLAN (IANA's, and the Linux kernel's old default
+#: when its flags say VXLAN), Geneve, GTP-U.
+UDP_VXLAN = 4789
+UDP_VXLAN_LINUX = 8472
+UDP_GENEVE = 6081
+UDP_GTPU = 2152
+VXLAN_HEADER = 8
+VXLAN_FLAG_VNI = 0x08
+GENEVE_HEADER = 8
+GTP_HEADER = 8
+GTP_VERSION_1 = 1
+GTP_GPDU = 0xFF  # a G-PDU: user data (an IP packet) follows
+GTP_OPTIONAL = 0x07  # E, S, PN: 4 more bytes (sequence, N-PDU, next extension type)
+#: GRE flags (RFC 2784/2890): checksum, key and sequence present add 4 bytes each.
+GRE_HEADER = 4
+GRE_CHECKSUM = 0x8000
+GRE_KEY = 0x2000
+GRE_SEQUENCE = 0x1000
+GRE_VERSION = 0x0007
+#: What a GRE or Geneve header carries besides IP: a whole Ethernet frame (transparent Ethernet
+#: bridging), ERSPAN type I/II (0x88BE: a type II header of 8 bytes when GRE carries a sequence
+#: number, none for type I) and type III (0x22EB: 12 bytes, 8 more with the platform subheader).
+ETH_TEB = 0x6558
+ETH_ERSPAN_2 = 0x88BE
+ETH_ERSPAN_3 = 0x22EB
+ERSPAN_2_HEADER = 8
+ERSPAN_3_HEADER = 12
+ERSPAN_3_SUBHEADER = 8
+ETHERNET_HEADER = 14
+#: Aruba access points send their clients' 802.11 frames to the controller in GRE.
+ETH_ARUBA_WLAN = 0x8200
+#: 802.11 data frames (decode.wlan_data): the header, its optional parts, then LLC/SNAP.
+WLAN_HEADER = 24
+WLAN_TYPE_DATA = 2
+WLAN_NO_DATA = 0x4  # subtype bit: null function, no payload
+WLAN_QOS = 0x8  # subtype bit: a 2-byte QoS control field
+WLAN_DS_BOTH = 0x3  # to-DS and from-DS: a fourth address
+WLAN_PROTECTED = 0x40
+WLAN_ORDER = 0x80  # with QoS: a 4-byte HT control field
+#: FDDI: frame control and two addresses, then LLC/SNAP.
+FDDI_HEADER = 13
+#: NFLOG: a 4-byte header (family, version, resource id), then type-length-value records
+#: (lengths in the writer's byte order, little-endian on every Linux we know, padded to 4);
+#: the packet is the one of type NFULA_PAYLOAD.
+NFLOG_HEADER = 4
+NFULA_PAYLOAD = 9
 IPV4_HEADER = 20
 IPV6_HEADER = 40
 IPV4_MF_OFFSET = 0x3FFF  # more-fragments flag and fragment offset
@@ -160,7 +212,10 @@ TCPOPT_NOP = 1
 TCPOPT_MSS = 2
 TCPOPT_WSCALE = 3
 TCPOPT_SACK_PERMITTED = 4
+TCPOPT_SACK = 5
 TCPOPT_TIMESTAMPS = 8
+#: The shortest TCP header that can carry a SACK block (20 + kind, length and one 8-byte block).
+SACK_MIN_HEADER = 30
 #: RFC 7323: larger shifts are taken as 14.
 MAX_WSCALE = 14
 
@@ -173,6 +228,12 @@ WRAP = 1 << 32
 #: Silence (no packet of the connection either way) before a retransmission that makes it
 #: "RTO-style": Linux's minimum retransmission timeout is 200 ms.
 RTO_IDLE = 0.2
+#: A tail loss probe (RFC 8985, Linux's TLP) re-sends the last segment sent once no ACK came for
+#: 2 × SRTT (Linux adds 200 ms when one segment is out, or a few ms), never sooner than 10 ms,
+#: and never later than the retransmission timeout would have fired: a first re-send later than
+#: 2 × the largest RTT sample + TLP_SLACK is a timeout's (Linux's 200 ms plus 50 ms of margin).
+TLP_MIN = 0.01
+TLP_SLACK = 0.25
 #: Bytes in flight at or above this share of the peer's advertised window count as "pinned".
 PINNED_SHARE = 0.85
 #: How many examples (SYN times, retransmission packets...) a connection side keeps.
@@ -186,6 +247,20 @@ MAX_HOLES = 8
 #: Until the initial RTT is known, a segment below the highest sequence that comes sooner than
 #: this after the one that advanced it is out of order, not retransmitted (Wireshark's rule).
 OOO_DEFAULT = 0.003
+#: Recent segments per side compared with each new one to find capture duplicates: the same
+#: packet seen twice (a span port, ``tcpdump -i any`` on a host that forwards, a router capturing
+#: on both sides) has the same sequence and acknowledgement numbers, length, flags, window,
+#: TCP checksum and IPv4 identification.
+DUP_RING = 8
+#: The longest gap between two copies of one packet. Linux and Windows give a retransmission a
+#: new IPv4 identification, but some stacks resend on a timeout with the same one (a server in
+#: pppoe-over-qinq.pcap does, 310 ms later, and the client's D-SACK proves it arrived twice):
+#: no retransmission timeout is shorter than Linux's 200 ms minimum, so copies within 100 ms
+#: are the capture's. Without an identification (IPv6, or 0), a copy must also carry TCP
+#: timestamps (the same ones: the checksum is the same) and come within the connection's
+#: initial RTT (``Conn.ooo_thresh``): a go-back-N burst after a timeout resends, without
+#: timestamps, byte-identical segments sent only milliseconds before (pppoe-over-qinq.pcap).
+DUP_WINDOW = 0.1
 #: RTT samples are kept in microseconds as 64-bit integers; a corrupt timestamp can make one
 #: absurd, so samples are clamped here (2**62 µs, ~146,000 years).
 MAX_RTT_US = float(1 << 62)
@@ -282,7 +357,8 @@ NO_ACK = -(1 << 62)
 SEG_CONTROL = 0  # no sequence space: a pure ACK or window update
 SEG_NEW = 1  # sequence space never sent before (past the highest)
 SEG_SYN_RETRY = 2  # a SYN or SYN-ACK again (counted with the handshake)
-SEG_KEEPALIVE = 3  # one byte (or none) before the highest, without FIN
+SEG_KEEPALIVE = 3  # one byte (or none) at the last byte the peer acknowledged, without FIN
 SEG_OUT_OF_ORDER = 4  # fills a gap soon after the highest segment
 SEG_RETRANSMISSION = 5  # re-sends space this capture already saw
 SEG_RESET = 6  # a RST: its numbers are not tracked
+SEG_DUPLICATE = 7  # the same packet captured again (not tracked a second time)

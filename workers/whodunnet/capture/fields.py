@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import numpy.typing as npt
 
-from whodunnet.capture.constants import MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
+from whodunnet.capture.constants import DUP_RING, MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
 
 #: An unsigned 64-bit word (the halves of an address).
 U64 = np.uint64
@@ -136,6 +136,11 @@ class Scan(Record):
     tmax: float = col(-np.inf, "latest packet time")
     ip_packets: int = col(0, "IP headers decoded (inner ones of a tunnel too)")
     ip_fragments: int = col(0, "IP fragments (counted, not reassembled)", view="ip_fragments")
+    ip_len_beyond: int = col(
+        0, "IP headers whose length runs past the frame (the frame's length used)", view="ip_length_beyond_frame"
+    )
+    dup_packets: int = col(0, "TCP segments captured twice (capture duplicates)", view="duplicate_packets")
+    dup_ttl: int = col(0, "of them, copies that differ only in TTL (a router seen on both sides)", view="duplicate_ttl")
     tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
     conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
     sketch_used: int = col(0, "entries in use in the sketch map")
@@ -175,6 +180,8 @@ class Packet(Record):
     net: int = col(0, "buffer position of the next header while decoding")
     ip_cap: int = col(-1, "a shim's own bound on the IP packet's length (PPPoE), or -1")
     v6: bool = col(False, "the innermost IP header is IPv6")
+    ip_id: int = col(-1, "the innermost IPv4 header's identification, -1 for IPv6")
+    ttl: int = col(0, "its TTL (hop limit)")
     src_hi: U64 = col(0, "source address, high 64 bits (0 for IPv4)")
     src_lo: U64 = col(0, "source address, low 64 bits")
     dst_hi: U64 = col(0, "destination address, high 64 bits")
@@ -186,6 +193,7 @@ class Packet(Record):
     seq: int = col(0, "raw sequence number")
     ack: int = col(0, "raw acknowledgement number")
     tcp_flags: int = col(0, "TCP flags (9 bits)")
+    tcp_sum: int = col(-1, "TCP checksum field, -1 when not captured")
     win: int = col(-1, "raw window, -1 when the capture cut it off")
     doff: int = col(0, "TCP header length in bytes")
     payload: int = col(0, "TCP payload bytes (per the IP length, so also when not captured)")
@@ -221,7 +229,12 @@ class Conn(Record):
     client: int = col(-1, "the side that sent the SYN (or, without one, did not send the SYN-ACK); -1 unknown")
     scale: Ints = col(0, "window scale applied to each side's windows", shape=(2,))
     scale_known: bool = col(False, "the handshake told the window scale", view="window_scale_known")
-    hs_ack_ts: float = col(-1.0, "time of the client's first ACK after a SYN-ACK (handshake complete)")
+    hs_ack_ts: float = col(
+        -1.0,
+        "time of the client's first ACK after a SYN-ACK (handshake complete)",
+        view="handshake_ack_time",
+        show="time",
+    )
     hs_ack_pkt: int = col(0, "its packet number")
     ooo_thresh: float = col(
         OOO_DEFAULT,
@@ -253,9 +266,37 @@ class Side(Record):
     adv_ts: float = col(-1.0, "time of the segment that last advanced max_end")
     retrans: int = col(0, "retransmitted segments", view="retransmissions")
     retrans_bytes: int = col(0, "their payload bytes", view="retransmitted_bytes")
+    retrans_data: int = col(
+        0, "of them, segments with payload (a FIN or SYN alone is not a data packet)", view="data_retransmissions"
+    )
     ooo: int = col(0, "reordered segments (space never seen, soon after the highest)", view="out_of_order")
-    rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence", view="rto_retransmissions")
+    keepalives: int = col(
+        0, "keep-alives: 0 or 1 byte at the last byte the peer already acknowledged", view="keep_alives"
+    )
+    rto: int = col(0, "retransmissions after ≥ RTO_IDLE of silence (not tail loss probes)", view="rto_retransmissions")
     rto_wait: float = col(0.0, "the silences before them, added up", view="rto_wait")
+    tlp: int = col(
+        0,
+        "tail loss probes: the first re-send of the last segment sent, ≥ 2 RTT (and TLP_MIN) after it, SACK on",
+        view="tail_loss_probes",
+    )
+    tlp_wait: float = col(0.0, "the time from this side's previous segment to each, added up", view="tlp_wait")
+    resent_acked: int = col(
+        0, "re-sends of bytes the peer had already acknowledged (not waiting on a loss)", view="resent_acknowledged"
+    )
+    fin_resends: int = col(
+        0, "re-sends of a FIN without data (a close not acknowledged; not timed)", view="fin_retransmissions"
+    )
+    win_probes: int = col(
+        0, "re-sends while the peer's window is zero: window probes, not loss", view="zero_window_probes"
+    )
+    dsacked: int = col(
+        0,
+        "segments the peer reported receiving twice (a D-SACK: a SACK block below its cumulative ACK)",
+        view="dsacked_segments",
+    )
+    last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
+    resent_end: int = col(0, "highest end of a segment it re-sent")
     n_rto_ex: int = col(0, "RTO-style examples kept")
     rto_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
     rto_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
@@ -278,6 +319,16 @@ class Side(Record):
     zero_first_pkt: int = col(
         0, "packet number of its first zero window", view="first_zero_window_packet", show="packet"
     )
+    dups: int = col(0, "segments captured twice (same packet seen again), not tracked", view="capture_duplicates")
+    n_recent: int = col(0, "segments sent so far, modulo DUP_RING: the next slot of the recent ring")
+    recent_fp: Ints = col(
+        -1,
+        "fingerprint of each of the last DUP_RING segments: a hash of its sequence and acknowledgement "
+        "numbers, length, flags, window, TCP checksum and IPv4 identification (-1: slot empty)",
+        shape=(DUP_RING,),
+    )
+    recent_ttl: Ints = col(0, "their TTLs", shape=(DUP_RING,))
+    recent_ts: Floats = col(0.0, "their times", shape=(DUP_RING,))
     max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")
     pinned: int = col(
         0, "data packets sent with bytes in flight ≥ PINNED_SHARE of the peer's window", view="window_pinned_packets"

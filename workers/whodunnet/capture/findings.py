@@ -24,9 +24,16 @@ MAX_DATA_ROWS = 100
 PINNED_SHARE_MIN = 0.5
 #: Throughput at or above this share of window / RTT counts as window-bound (receiver view).
 WINDOW_RATE_SHARE = 0.6
+#: Bytes in flight must have reached this share of the window at least once for the rate to count.
+PINNED_REACHED = 0.85
 #: Several connections closing at one age: at least this many, within this spread.
 TIMEOUT_MIN_CONNECTIONS = 3
 TIMEOUT_SPREAD = 0.2
+#: At most this much data after a FIN, in at most CLOSE_CHATTER_PACKETS packets, is the ordinary
+#: chatter of a close (a TLS close_notify or alert, an SMTP or FTP goodbye line), not a transfer:
+#: a RST answering it discards nothing anyone waits for. (The corpus's closes carry up to 348 bytes.)
+CLOSE_CHATTER_BYTES = 512
+CLOSE_CHATTER_PACKETS = 3
 #: A retransmission rate worth a finding.
 RETRANS_RATE_MIN = 0.005
 RETRANS_COUNT_MIN = 3
@@ -96,13 +103,27 @@ def _finding(
 # handshakes
 
 
+#: A gap between SYNs of about this long is a 1 s retry (the initial RTO of RFC 6298).
+ONE_S = (0.8, 1.5)
+
+
+def _about(gap: float, seconds: float) -> bool:
+    return ONE_S[0] * seconds <= gap <= ONE_S[1] * seconds
+
+
 def syn_stack(gaps: Sequence[float]) -> str:
     """Which SYN retry schedule the gaps between SYNs fit."""
     if not gaps:
         return "unknown"
     first = gaps[0]
-    if 0.8 <= first <= 1.5:
-        return "linux"  # initial RTO 1 s (RFC 6298), doubling: 1, 2, 4 ... s
+    if _about(first, 1):
+        if len(gaps) == 1:
+            return "1s-initial"  # Linux's classic and linear schedules and macOS all start so
+        if _about(gaps[1], 1):
+            return "linear"  # 1 s retries, then doubling: Linux ≥ 6.5's tcp_syn_linear_timeouts, macOS
+        if _about(gaps[1], 2):
+            return "linux"  # initial RTO 1 s, doubling: 1, 2, 4 ... s
+        return "other"
     if 2.5 <= first <= 3.6:
         if len(gaps) < 2 or 5.0 <= gaps[1] <= 7.0:
             return "windows"  # initial RTO 3 s, then 6 s (two retries by default)
@@ -111,7 +132,9 @@ def syn_stack(gaps: Sequence[float]) -> str:
 
 
 STACK_TEXT = {
-    "linux": "Linux's schedule (1 s, then doubling: 1-2-4 s)",
+    "linux": "Linux's classic schedule (1 s, then doubling: 1-2-4 s)",
+    "linear": "1 s retries before doubling (Linux ≥ 6.5's tcp_syn_linear_timeouts: 1 s × 4, then doubling; or macOS)",
+    "1s-initial": "a 1 s initial timeout (Linux, macOS; one retry does not tell the schedule)",
     "windows": "Windows' schedule (3 s, then 6 s)",
     "3s-initial": "a 3 s initial timeout (older stacks)",
     "other": "no common stack's schedule",
@@ -123,6 +146,18 @@ def _gaps(events: Sequence[Any]) -> list[float]:
     return [round(b.time - a.time, 6) for a, b in itertools.pairwise(events)]
 
 
+def _sum_text(gaps: Sequence[float]) -> str:
+    """``1+1+1+1+1+2 s``: the gaps as a person adds them up (whole seconds when they are)."""
+    whole = all(abs(g - round(g)) <= 0.1 * max(1, round(g)) and round(g) for g in gaps)
+    return "+".join(f"{round(g)}" if whole else f"{g:.2f}" for g in gaps) + " s"
+
+
+def _example(rows: Sequence[tuple[Any, ...]], stack: str) -> str:
+    """``4: 1+1+1+1+1+2 s``: the longest-waiting connection of a schedule and its gaps."""
+    r = next(r for r in rows if r[4] == stack)
+    return f"{r[1].id}: {_sum_text(r[2])}"
+
+
 def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
     rows = []
     for c in conns:
@@ -130,13 +165,16 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
             continue
         gaps = _gaps(c.syn_times)
         answered = c.synack_count > 0
-        if answered:
-            first_synack = c.synack_times[0].time
-            before = [e.time for e in c.syn_times if e.time <= first_synack]
-            delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
-        else:
-            delay = c.syn_times[-1].time - c.syn_times[0].time
-        rows.append((delay, c, gaps, answered, syn_stack(gaps)))
+        # Retries cost the time up to the last SYN sent before the handshake completed (or, at
+        # the client, before the first SYN-ACK): measured the same way at either end.
+        done = (
+            c.handshake_ack_time if c.handshake_ack_time is not None else (c.synack_times[0].time if answered else None)
+        )
+        before = [e.time for e in c.syn_times if done is None or e.time <= done]
+        delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
+        # A SYN-ACK sent before the SYN was retried: the SYN arrived, its answer did not.
+        back = answered and len(before) > 1 and c.synack_times[0].time < before[-1]
+        rows.append((delay, c, gaps, answered, syn_stack(gaps), back))
     if not rows:
         return None
     rows.sort(key=lambda r: (-r[0], r[1].id))
@@ -146,31 +184,64 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
         stacks[r[4]] = stacks.get(r[4], 0) + 1
     main_stack = max(stacks, key=lambda k: stacks[k])
     unanswered = sum(1 for r in rows if not r[3])
+    lost_back = sum(1 for r in rows if r[5])
     retries = sum(r[1].syn_count - 1 for r in rows)
     worst = rows[0]
-    title = (
-        f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(delays))} added to connect"
-        f" ({STACK_TEXT[main_stack].split(' (')[0]})"
-    )
+    answered_delays = [r[0] for r in rows if r[3]]
+    waited = [r[0] for r in rows if not r[3]]
+    stack_name = STACK_TEXT[main_stack].split(" (")[0]
+    if answered_delays:
+        title = (
+            f"SYN retransmitted on {_plural(len(rows), 'connection')}: up to {fmt_s(max(answered_delays))} added "
+            f"to connect ({stack_name})" + (f", {unanswered:,} never answered" if unanswered else "")
+        )
+    else:
+        title = (
+            f"SYN retransmitted on {_plural(len(rows), 'connection')}, never answered: SYNs sent for up to "
+            f"{fmt_s(max(waited))} ({stack_name})"
+        )
     gap_text = ", ".join(f"+{g:.2f} s" for g in worst[2])
+    if worst[3]:
+        fate = f"lost {fmt_s(worst[0])} before the handshake"
+        if worst[5]:
+            fate += ", every SYN answered here but the SYN-ACKs lost on the way back"
+        else:
+            fate += " completed"
+    else:
+        fate = f"was never answered ({worst[1].syn_count} SYNs over {fmt_s(worst[0])})"
     parts = [
         f"{_plural(retries, 'SYN retransmission')} on {_plural(len(rows), 'connection')} "
         f"(of {len(conns):,} in the capture).",
         f"The retry gaps fit {STACK_TEXT[main_stack]}"
-        + (f" on {stacks[main_stack]:,} of them." if len(stacks) > 1 else "."),
+        + (f" on {stacks[main_stack]:,} of them" if len(stacks) > 1 else "")
+        + f" (connection {_example(rows, main_stack)})."
+        + "".join(
+            f" {stacks[k]:,} fit {STACK_TEXT[k].split(' (')[0]} (connection {_example(rows, k)})."
+            for k in sorted(stacks)
+            if k != main_stack
+        ),
         f"The worst, connection {worst[1].id} ({worst[1].client} → {worst[1].server}), retried at {gap_text} "
-        f"and lost {fmt_s(worst[0])} before the SYN that was answered.",
+        f"and {fate}.",
         f"Median delay added: {fmt_s(statistics.median(delays))}.",
     ]
     if unanswered:
         parts.append(f"{_plural(unanswered, 'connection')} never got a SYN-ACK in the capture.")
-    parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
+    if lost_back:
+        parts.append(
+            f"On {_plural(lost_back, 'connection')} a SYN-ACK was sent before the SYN came again: the SYNs "
+            "arrived, and the SYN-ACKs (or the client's ACKs) were lost between here and the client, as a "
+            "middlebox dropping handshakes or a full connection table does."
+        )
+        if lost_back == len(rows):
+            parts.append("Seen from here the loss is downstream: the capture point is past it, on the server's side.")
+    else:
+        parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
     severity: Severity = "high" if max(delays) >= 3 else "medium" if max(delays) >= 1 else "low"
     refs = [
         _ref(
             index,
             r[1],
-            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost",
+            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost" + ("" if r[3] else ", never answered"),
             packets=(r[1].syn_times[0].packet, r[1].syn_times[-1].packet),
             time=(r[1].syn_times[0].time, r[1].syn_times[-1].time),
         )
@@ -192,8 +263,16 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
         median_delay=statistics.median(delays),
         total_delay=sum(delays),
         unanswered=unanswered,
+        synacks_lost_downstream=lost_back,
         rows=[
-            {"connection": r[1].id, "gaps": r[2], "delay": r[0], "answered": r[3], "stack": r[4]}
+            {
+                "connection": r[1].id,
+                "gaps": r[2],
+                "delay": r[0],
+                "answered": r[3],
+                "stack": r[4],
+                "synack_lost_downstream": r[5],
+            }
             for r in rows[:MAX_DATA_ROWS]
         ],
     )
@@ -332,27 +411,55 @@ def _sides(conns: Sequence[Connection]) -> list[tuple[Connection, Role, Directio
 
 
 def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions]
+    """Retransmissions a timer set off: RTOs (after ≥ 200 ms of silence) and tail loss probes."""
+    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions or d.tail_loss_probes]
     if not sides:
         return None
     rto = sum(d.rto_retransmissions for _, _, d in sides)
+    tlp = sum(d.tail_loss_probes for _, _, d in sides)
     fast = sum(d.fast_retransmissions for _, _, d in _sides(conns))
+    acked = sum(d.resent_acknowledged for _, _, d in _sides(conns))
     wait = sum(d.rto_wait for _, _, d in sides)
+    tlp_wait = sum(d.tlp_wait for _, _, d in sides)
     idles = [e[2] for _, _, d in sides for e in d.rto_examples]
-    by_role = {r: sum(d.rto_retransmissions for _, rr, d in sides if rr == r) for r in ROLES}
-    sides.sort(key=lambda x: -x[2].rto_wait)
-    title = (
-        f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on "
-        f"{_plural(len({c.id for c, _, _ in sides}), 'connection')}, {fmt_s(wait)} of waiting"
-    )
+    by_role = {r: sum(d.rto_retransmissions + d.tail_loss_probes for _, rr, d in sides if rr == r) for r in ROLES}
+    sides.sort(key=lambda x: -(x[2].rto_wait + x[2].tlp_wait))
+    n_conns = len({c.id for c, _, _ in sides})
+    if rto:
+        title = (
+            f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on {_plural(n_conns, 'connection')}, "
+            f"{fmt_s(wait)} of waiting" + (f"; {_plural(tlp, 'tail loss probe')} besides" if tlp else "")
+        )
+    else:
+        title = (
+            f"{_plural(tlp, 'tail loss probe')} on {_plural(n_conns, 'connection')}: the last segment sent again "
+            f"after {fmt_s(tlp_wait / tlp)} (mean) without an ACK"
+        )
     parts = [
-        f"{rto:,} retransmissions came after the connection had been silent for at least 200 ms "
-        f"(Linux's minimum retransmission timeout): {by_role['client']:,} sent by clients, "
-        f"{by_role['server']:,} by servers; together {fmt_s(wait)} of waiting"
-        + (f" (median {fmt_s(statistics.median(idles))}, longest {fmt_s(max(idles))} each)." if idles else "."),
-        f"For comparison, {fast:,} retransmissions were fast (within 200 ms: fast retransmit, tail loss probe).",
-        "Each RTO adds at least 200 ms to a request, the RTO-min tail in latency percentiles.",
+        f"{rto + tlp:,} retransmissions were set off by a timer ({by_role['client']:,} sent by clients, "
+        f"{by_role['server']:,} by servers).",
     ]
+    if tlp:
+        parts.append(
+            f"{_plural(tlp, 'tail loss probe')}: the last segment sent, sent again once no ACK had come for two "
+            f"round trips or more (mean {fmt_s(tlp_wait / tlp)} after the segment before, {fmt_s(tlp_wait)} in all); "
+            "Linux counts these in TCPLossProbes. A lost request or answer at the tail of a burst waits this long, "
+            "however little data is in flight."
+        )
+    if rto:
+        parts.append(
+            f"{_plural(rto, 'retransmission')} came after the connection had been silent for at least 200 ms "
+            f"(Linux's minimum retransmission timeout): {fmt_s(wait)} of waiting"
+            + (f" (median {fmt_s(statistics.median(idles))}, longest {fmt_s(max(idles))} each)" if idles else "")
+            + "; Linux counts these in TCPTimeouts. Each adds at least 200 ms to a request, the RTO-min tail in "
+            "latency percentiles."
+        )
+    parts.append(f"For comparison, {fast:,} retransmissions were fast (set off by the peer's duplicate ACKs or SACKs).")
+    if acked:
+        parts.append(
+            f"{_plural(acked, 'segment')} re-sent bytes the peer had already acknowledged (its ACK was lost past "
+            "the capture point); they are not counted as waiting."
+        )
     refs = []
     for c, r, d in sides:
         first = d.rto_examples[0] if d.rto_examples else None
@@ -360,7 +467,8 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
             _ref(
                 index,
                 c,
-                f"connection {c.id}: {d.rto_retransmissions} RTO retransmissions by the {r}",
+                f"connection {c.id}: {d.rto_retransmissions} RTO retransmissions, {d.tail_loss_probes} tail loss "
+                f"probes by the {r}",
                 packets=(first[0], d.rto_examples[-1][0]) if first else None,
                 time=(first[1] - first[2], d.rto_examples[-1][1]) if first else None,
             )
@@ -368,17 +476,27 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
     return _finding(
         "tcp.rto_retransmit",
         "network",
-        "medium" if rto >= 3 or wait >= 1 else "low",
+        "medium" if rto >= 3 or wait + tlp_wait >= 1 else "low",
         title,
         " ".join(parts),
         refs,
         index,
         rto_retransmissions=rto,
+        tail_loss_probes=tlp,
         fast_retransmissions=fast,
+        resent_acknowledged=acked,
         wait_seconds=wait,
+        tlp_wait_seconds=tlp_wait,
         by_sender=by_role,
         rows=[
-            {"connection": c.id, "sender": r, "rto": d.rto_retransmissions, "wait": d.rto_wait}
+            {
+                "connection": c.id,
+                "sender": r,
+                "rto": d.rto_retransmissions,
+                "wait": d.rto_wait,
+                "tlp": d.tail_loss_probes,
+                "tlp_wait": d.tlp_wait,
+            }
             for c, r, d in sides[:MAX_DATA_ROWS]
         ],
     )
@@ -450,6 +568,10 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
     share = d.throughput / cap
     if pinned < PINNED_SHARE_MIN and not (WINDOW_RATE_SHARE <= share <= 1.5):
         return None
+    # The rate alone is no proof: the bytes in flight must have reached the window at least once.
+    reached = d.max_in_flight >= PINNED_REACHED * window
+    if pinned < PINNED_SHARE_MIN and not reached:
+        return None
     return {
         "connection": c.id,
         "sender": sender,
@@ -463,19 +585,21 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
         "pinned_share": pinned,
         "bytes": d.payload_bytes,
         "flat": bool(rcv.window_max and rcv.window_max <= 1.1 * window),
+        "max_in_flight": d.max_in_flight,
     }
 
 
 def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows = []
+    rows: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
     by_id = {c.id: c for c in conns}
     for c in conns:
         for sender in ROLES:
             r = window_limit(c, sender)
             if r is not None:
-                rows.append(r)
+                (rows if r["window_scaled"] else unknown).append(r)
     if not rows:
-        return None
+        return window_scale_unknown_note(index, unknown, by_id) if unknown else None
     window = int(statistics.median(r["window"] for r in rows))
     rtt = statistics.median(r["rtt"] for r in rows)
     cap = window / rtt
@@ -531,6 +655,38 @@ def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> F
         throughput=tput,
         receiver=receiver,
         window_scaled=scaled,
+        transfers=len(rows),
+        rows=rows[:MAX_DATA_ROWS],
+    )
+
+
+def window_scale_unknown_note(index: int, rows: list[dict[str, Any]], by_id: dict[int, Connection]) -> Finding:
+    """The window looked like a limit, but the handshake (and so the window scale) was not captured."""
+    raw = int(statistics.median(r["window"] for r in rows))
+    title = (
+        f"Receive window not judged on {_plural(len(rows), 'transfer')}: the window scale is unknown "
+        "(the handshake was not captured)"
+    )
+    parts = [
+        f"The receiver advertised {raw:,} (median, raw) on {_plural(len(rows), 'transfer')} whose handshake is not in "
+        "the capture, so the window scale is unknown: the real window may be that many bytes or up to 16,384 "
+        "times more.",
+        "Whether the window capped the throughput cannot be told from this capture; one that includes the "
+        "connection's SYN and SYN-ACK can.",
+    ]
+    refs = [
+        _ref(index, by_id[r["connection"]], f"connection {r['connection']}: raw window {r['window']:,}") for r in rows
+    ]
+    return _finding(
+        "tcp.receive_window_limited",
+        "network",
+        "info",
+        title,
+        " ".join(parts),
+        refs,
+        index,
+        window=raw,
+        window_scaled=False,
         transfers=len(rows),
         rows=rows[:MAX_DATA_ROWS],
     )
@@ -631,38 +787,76 @@ def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | 
     rows = [(c, r, d) for c, r, d in _sides(conns) if d.rst_after_fin_packet]
     if not rows:
         return None
+
+    def late(c: Connection, r: Role) -> Direction:
+        return c.side(_other(r))  # what the peer sent after r's FIN
+
+    def chatter(c: Connection, r: Role) -> bool:
+        d = late(c, r)
+        return (
+            d.data_after_peer_fin_bytes <= CLOSE_CHATTER_BYTES
+            and d.data_after_peer_fin_packets <= CLOSE_CHATTER_PACKETS
+        )
+
+    discarded = [(c, r, d) for c, r, d in rows if not chatter(c, r)]
     by_role = {r: sum(1 for _, rr, _ in rows if rr == r) for r in ROLES}
     closer = max(ROLES, key=lambda r: by_role[r])
-    late = sum(c.side(_other(r)).data_after_peer_fin_bytes for c, r, _ in rows)
-    title = f"Data after a FIN answered with RST on {_plural(len(rows), 'connection')} (by the {closer})"
-    parts = [
-        f"On {_plural(len(rows), 'connection')} one side sent FIN, the other kept sending "
-        f"({late:,} bytes after the FINs), and the side that had closed answered with RST "
-        f"(the {closer} on {by_role[closer]:,}).",
-        "The RSTs come from a socket the application already closed, not from the network: "
-        "see why the application closed while data was still coming.",
-    ]
+    total = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
+    most = max(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
+    if discarded:
+        lost = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in discarded)
+        title = (
+            f"Data after a FIN answered with RST on {_plural(len(discarded), 'connection')} "
+            f"(by the {closer}): {fmt_bytes(lost)} discarded"
+        )
+        parts = [
+            f"On {_plural(len(discarded), 'connection')} one side sent FIN, the other kept sending "
+            f"({lost:,} bytes after the FINs, up to {most:,} on one connection), and the side that had closed "
+            f"answered with RST (the {closer} on {by_role[closer]:,} of {_plural(len(rows), 'connection')}).",
+            "The RSTs come from a socket the application already closed, not from the network: the data "
+            "after the FIN was thrown away; see why the application closed while data was still coming.",
+        ]
+        if len(rows) > len(discarded):
+            parts.append(
+                f"On {_plural(len(rows) - len(discarded), 'other connection')} only a few bytes followed the FIN "
+                f"(at most {CLOSE_CHATTER_BYTES:,} in {CLOSE_CHATTER_PACKETS} packets): an ordinary close."
+            )
+    else:
+        title = (
+            f"Ordinary close answered with RST on {_plural(len(rows), 'connection')}: "
+            f"at most {fmt_bytes(most)} after the FIN"
+        )
+        parts = [
+            f"On {_plural(len(rows), 'connection')} one side sent FIN and the other answered with a few bytes "
+            f"({total:,} in all, at most {most:,} on one connection: a TLS close_notify or alert, a goodbye line), "
+            f"which the side that had closed answered with RST (the {closer} on {by_role[closer]:,}).",
+            "A socket closed with data still arriving resets; here the data is the close's own chatter, "
+            "so nothing anyone waited for was lost.",
+        ]
     refs = [
         _ref(
             index,
             c,
-            f"connection {c.id}: RST by the {r} after its FIN",
+            f"connection {c.id}: RST by the {r} after its FIN, {fmt_bytes(late(c, r).data_after_peer_fin_bytes)} "
+            "after it",
             packets=(d.fin_packet or c.first_packet, d.rst_after_fin_packet or c.last_packet),
             time=(d.fin_time, d.rst_after_fin_time),
         )
-        for c, r, d in rows
+        for c, r, d in (discarded or rows)
     ]
     return _finding(
         "tcp.rst_after_fin",
         "application",
-        "medium",
+        "medium" if discarded else "info",
         title,
         " ".join(parts),
         refs,
         index,
         connections=len(rows),
+        discarded_connections=len(discarded),
         by_closer=by_role,
-        bytes_after_fin=late,
+        bytes_after_fin=total,
+        max_bytes_after_fin=most,
         connection_ids=[c.id for c, _, _ in rows][:MAX_DATA_ROWS],
     )
 
@@ -671,9 +865,25 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     stats = {}
     for role in ROLES:
         data = sum(c.side(role).data_packets for c in conns)
-        rx = sum(c.side(role).retransmissions for c in conns)
+        # Re-sends of bytes the peer had already acknowledged (at the capture point), ones the peer
+        # reported receiving twice (D-SACK) and data sent again into a zero window (probing it) are
+        # no sign of loss: counted apart, not in the rate.
+        spurious = sum(
+            min(
+                max(c.side(role).resent_acknowledged + c.side(role).zero_window_probes, c.side(role).dsacked_segments),
+                c.side(role).data_retransmissions,
+            )
+            for c in conns
+        )
+        rx = sum(c.side(role).data_retransmissions for c in conns) - spurious
         rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
-        stats[role] = {"data_packets": data, "retransmissions": rx, "bytes": rbytes, "rate": rx / data if data else 0.0}
+        stats[role] = {
+            "data_packets": data,
+            "retransmissions": rx,
+            "already_acknowledged": spurious,
+            "bytes": rbytes,
+            "rate": rx / data if data else 0.0,
+        }
     notable = [
         r for r in ROLES if stats[r]["retransmissions"] >= RETRANS_COUNT_MIN and stats[r]["rate"] >= RETRANS_RATE_MIN
     ]
@@ -692,6 +902,14 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
         "Each retransmission is a segment the sender believed lost (or reordered); a rate above a few tenths "
         "of a percent slows loss-based congestion control noticeably.",
     ]
+    not_counted = int(stats["client"]["already_acknowledged"] + stats["server"]["already_acknowledged"])
+    if not_counted:
+        parts.append(
+            f"Not counted: {_plural(not_counted, 'data segment')} re-sent after the capture had seen the peer "
+            "acknowledge them (the ACK was late or lost past the capture point), that the peer reported "
+            "receiving twice (D-SACK: spurious retransmissions), or sent while the peer's window was zero "
+            "(probing it)."
+        )
     top = sorted(
         (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),
         key=lambda c: -(c.c2s.retransmissions + c.s2c.retransmissions),

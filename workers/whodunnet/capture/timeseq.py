@@ -3,8 +3,9 @@
 ``time_sequence`` streams the file again through the kernel, tracing only the chosen
 connection's segments (as the connection table classified them), so memory stays bounded by
 ``max_points`` whatever the connection's size: past it, every other point is dropped and the
-stride doubles (retransmissions are always kept, up to ``max_points`` of them). Columns are
-parallel tuples, ready for uPlot.
+stride doubles; retransmissions and window changes are kept whatever the stride, unless they
+alone fill more than half of ``max_points``. The traced packets arrive as numpy columns and are filtered and
+thinned as columns (no Python per packet). Columns are parallel tuples, ready for uPlot.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from whodunnet.capture.connections import client_sides
 from whodunnet.capture.constants import NO_ACK, SEG_RESET, SEG_RETRANSMISSION
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 
 Sender = Literal["auto", "client", "server"]
+#: The traced packets' columns a graph reads.
+COLUMNS = ("side", "ts", "rel_seq", "seglen", "kind", "rel_ack", "win")
 
 
 @dataclass(frozen=True)
@@ -50,22 +56,46 @@ class TimeSequence:
     error: str | None = None
 
 
-class _Decimator:
-    """Keeps every ``stride``-th point; halves the kept points when they pass ``cap``."""
+class _Series:
+    """One series as columns: every ``stride``-th point, and flagged points (retransmissions,
+    window changes) whatever the stride, bounded by ``cap``.
+
+    Points arrive in batches (numpy columns). Past ``cap`` the stride doubles and every other
+    unflagged point goes; flagged points are thinned too only when they fill more than half of ``cap``.
+    """
 
     def __init__(self, cap: int) -> None:
         self.cap = max(2, cap)
         self.stride = 1
         self.seen = 0
-        self.rows: list[tuple[float, int, int, bool]] = []
+        self.time: npt.NDArray[np.float64] = np.empty(0)
+        self.a: npt.NDArray[np.int64] = np.empty(0, np.int64)
+        self.b: npt.NDArray[np.int64] = np.empty(0, np.int64)
+        self.flag: npt.NDArray[np.bool_] = np.empty(0, np.bool_)
 
-    def add(self, row: tuple[float, int, int, bool], *, keep: bool = False) -> None:
-        self.seen += 1
-        if keep or (self.seen - 1) % self.stride == 0:
-            self.rows.append(row)
-            if len(self.rows) > self.cap:
-                self.stride *= 2
-                self.rows = [r for i, r in enumerate(self.rows) if r[3] or i % 2 == 0]
+    def add(self, time: npt.NDArray[Any], a: npt.NDArray[Any], b: npt.NDArray[Any], flag: npt.NDArray[Any]) -> None:
+        position = np.arange(self.seen, self.seen + len(time))
+        self.seen += len(time)
+        self._keep(np.asarray(flag, np.bool_) | (position % self.stride == 0), time, a, b, flag, append=True)
+        while len(self.time) > self.cap:
+            self.stride *= 2
+            even = np.arange(len(self.time)) % 2 == 0
+            # Flagged points stay while they fill at most half the series; past that they crowd
+            # out everything else, and are thinned like the rest.
+            crowded = np.count_nonzero(self.flag) > self.cap // 2
+            self._keep(even if crowded else self.flag | even, self.time, self.a, self.b, self.flag)
+
+    def _keep(self, keep: npt.NDArray[np.bool_], *columns: npt.NDArray[Any], append: bool = False) -> None:
+        time, a, b, flag = (c[keep] for c in columns)
+        if append:
+            time, a, b, flag = (
+                np.concatenate((old, new)) for old, new in zip(self.columns, (time, a, b, flag), strict=True)
+            )
+        self.time, self.a, self.b, self.flag = time, a.astype(np.int64), b.astype(np.int64), flag.astype(np.bool_)
+
+    @property
+    def columns(self) -> tuple[npt.NDArray[Any], ...]:
+        return self.time, self.a, self.b, self.flag
 
 
 def time_sequence(
@@ -83,21 +113,27 @@ def time_sequence(
     """
     from whodunnet.capture.scanner import trace
 
-    segs = [_Decimator(max_points), _Decimator(max_points)]
-    acks = [_Decimator(max_points), _Decimator(max_points)]
+    segs = [_Series(max_points), _Series(max_points)]
+    acks = [_Series(max_points), _Series(max_points)]
     t0: list[float] = []
-    names = ("side", "ts", "rel_seq", "seglen", "kind", "rel_ack", "win")
+    last_window = [-1, -1]
 
     def on_rows(rows: Any) -> None:
-        if not t0 and len(rows):
+        if not len(rows):
+            return
+        if not t0:
             t0.append(float(rows.ts[0]))
-        for d, ts, rel, seglen, kind, ack, win in zip(*(rows[n].tolist() for n in names), strict=True):
-            t = ts - t0[0]
-            if seglen and kind != SEG_RESET:
-                retrans = kind == SEG_RETRANSMISSION
-                segs[d].add((t, rel, seglen, retrans), keep=retrans)
-            if ack != NO_ACK:
-                acks[d].add((t, ack, max(win, 0), False))
+        side, ts, seq, seglen, kind, ack, win = (np.asarray(rows[n]) for n in COLUMNS)
+        time = ts - t0[0]
+        for d in (0, 1):
+            data = (side == d) & (seglen > 0) & (kind != SEG_RESET)
+            segs[d].add(time[data], seq[data], seglen[data], kind[data] == SEG_RETRANSMISSION)
+            acked = (side == d) & (ack != NO_ACK)
+            if acked.any():
+                window = np.maximum(win[acked].astype(np.int64), 0)
+                changed = window != np.concatenate(([last_window[d]], window[:-1]))
+                last_window[d] = int(window[-1])
+                acks[d].add(time[acked], ack[acked], window, changed)
 
     state, error = trace(path, {connection_id}, on_rows, limits=limits)
     d = 0
@@ -113,23 +149,22 @@ def time_sequence(
         # Windows are scaled only when both SYN and SYN-ACK offered a scale (RFC 7323).
         scale = int(conn.scale[0][1 - d]) if conn.scale_known[0] else None
         base = max(int(sides.seq_base[d]), 0)
-    seg_rows = segs[d].rows
-    ack_rows = acks[1 - d].rows
+    seg, ack = segs[d], acks[1 - d]
     return TimeSequence(
         connection=connection_id,
         sender="client" if d == client else "server",
         t0=t0[0] if t0 else 0.0,
         base_seq=base,
         window_scale=scale,
-        seg_time=tuple(r[0] for r in seg_rows),
-        seg_seq=tuple(r[1] for r in seg_rows),
-        seg_len=tuple(r[2] for r in seg_rows),
-        seg_retransmission=tuple(r[3] for r in seg_rows),
-        ack_time=tuple(r[0] for r in ack_rows),
-        ack_seq=tuple(r[1] for r in ack_rows),
-        ack_window_edge=tuple(r[1] + (r[2] << (scale or 0)) for r in ack_rows),
-        segments_total=segs[d].seen,
-        acks_total=acks[1 - d].seen,
-        stride=max(segs[d].stride, acks[1 - d].stride),
+        seg_time=tuple(seg.time.tolist()),
+        seg_seq=tuple(seg.a.tolist()),
+        seg_len=tuple(seg.b.tolist()),
+        seg_retransmission=tuple(seg.flag.tolist()),
+        ack_time=tuple(ack.time.tolist()),
+        ack_seq=tuple(ack.a.tolist()),
+        ack_window_edge=tuple((ack.a + (ack.b << (scale or 0))).tolist()),
+        segments_total=seg.seen,
+        acks_total=ack.seen,
+        stride=max(seg.stride, ack.stride),
         error=error,
     )

@@ -18,6 +18,12 @@ from whodunnet.capture.constants import (
     AF_INET6_BSD,
     AF_INET6_DARWIN,
     AF_INET6_FREEBSD,
+    ERSPAN_2_HEADER,
+    ERSPAN_3_HEADER,
+    ERSPAN_3_SUBHEADER,
+    ETH_ARUBA_WLAN,
+    ETH_ERSPAN_2,
+    ETH_ERSPAN_3,
     ETH_IPV4,
     ETH_IPV6,
     ETH_MAX_LENGTH,
@@ -25,12 +31,27 @@ from whodunnet.capture.constants import (
     ETH_MPLS_MULTICAST,
     ETH_PBB,
     ETH_PPPOE_SESSION,
+    ETH_TEB,
     ETH_VNTAG,
+    ETHERNET_HEADER,
+    FDDI_HEADER,
+    GENEVE_HEADER,
+    GRE_CHECKSUM,
+    GRE_HEADER,
+    GRE_KEY,
+    GRE_SEQUENCE,
+    GRE_VERSION,
+    GTP_GPDU,
+    GTP_HEADER,
+    GTP_OPTIONAL,
+    GTP_VERSION_1,
     IPPROTO_AH,
     IPPROTO_FRAGMENT,
+    IPPROTO_GRE,
     IPPROTO_IPIP,
     IPPROTO_IPV6,
     IPPROTO_TCP,
+    IPPROTO_UDP,
     IPV4_HEADER,
     IPV4_MF_OFFSET,
     IPV4_OFFSET,
@@ -38,12 +59,16 @@ from whodunnet.capture.constants import (
     IPV6_FRAG_OFFSET,
     IPV6_HEADER,
     LINK_ETHERNET,
+    LINK_FDDI,
+    LINK_IEEE802_11,
+    LINK_IEEE802_11_RADIOTAP,
     LINK_IPOIB,
     LINK_IPV4,
     LINK_IPV6,
     LINK_LINUX_SLL,
     LINK_LINUX_SLL2,
     LINK_LOOP,
+    LINK_NFLOG,
     LINK_NULL,
     LINK_RAW,
     LINK_RAW_12,
@@ -51,6 +76,8 @@ from whodunnet.capture.constants import (
     LLC_SNAP,
     MAX_IP_LAYERS,
     MAX_SHIMS,
+    NFLOG_HEADER,
+    NFULA_PAYLOAD,
     PPP_IPV4,
     PPP_IPV6,
     TCP_HEADER,
@@ -58,11 +85,26 @@ from whodunnet.capture.constants import (
     TCPOPT_EOL,
     TCPOPT_MSS,
     TCPOPT_NOP,
+    TCPOPT_SACK,
     TCPOPT_SACK_PERMITTED,
     TCPOPT_TIMESTAMPS,
     TCPOPT_WSCALE,
     TH_ALL,
+    UDP_GENEVE,
+    UDP_GTPU,
+    UDP_HEADER,
+    UDP_VXLAN,
+    UDP_VXLAN_LINUX,
     VLAN_TPIDS,
+    VXLAN_FLAG_VNI,
+    VXLAN_HEADER,
+    WLAN_DS_BOTH,
+    WLAN_HEADER,
+    WLAN_NO_DATA,
+    WLAN_ORDER,
+    WLAN_PROTECTED,
+    WLAN_QOS,
+    WLAN_TYPE_DATA,
 )
 from whodunnet.capture.fields import Packet, Scan
 from whodunnet.capture.kernel import hot, jit
@@ -75,6 +117,53 @@ def ip_version_ethertype(buf: Buffer, p: int) -> int:
     """The ethertype of an IP header known only by its version nibble (0: neither)."""
     v = int(buf[p]) >> 4
     return ETH_IPV4 if v == 4 else ETH_IPV6 if v == 6 else 0
+
+
+@jit
+def wlan_data(buf: Buffer, pk: Packet, p: int) -> bool:
+    """An 802.11 data frame at ``p`` (unencrypted, with a payload): LLC/SNAP follows its header
+    (``skip_shims`` reads it, so the ethertype is left at 0: "a length")."""
+    if p + WLAN_HEADER > pk.end:
+        return False
+    fc0 = int(buf[p])
+    fc1 = int(buf[p + 1])
+    sub = fc0 >> 4
+    if (fc0 >> 2) & 3 != WLAN_TYPE_DATA or sub & WLAN_NO_DATA or fc1 & WLAN_PROTECTED:
+        return False
+    h = WLAN_HEADER
+    if fc1 & WLAN_DS_BOTH == WLAN_DS_BOTH:
+        h += 6
+    if sub & WLAN_QOS:
+        h += 2
+        if fc1 & WLAN_ORDER:
+            h += 4
+    pk.ethertype = 0
+    pk.net = p + h
+    pk.ip_cap = -1
+    return True
+
+
+@jit
+def nflog_payload(buf: Buffer, pk: Packet) -> bool:
+    """The packet an NFLOG record carries (its NFULA_PAYLOAD record)."""
+    off = pk.off
+    end = pk.end
+    if off + NFLOG_HEADER > end:
+        return False
+    fam = int(buf[off])
+    q = off + NFLOG_HEADER
+    while q + 4 <= end:
+        size = int(buf[q]) | (int(buf[q + 1]) << 8)
+        kind = int(buf[q + 2]) | (int(buf[q + 3]) << 8)
+        if size < 4:
+            return False
+        if kind & 0x7FFF == NFULA_PAYLOAD:
+            pk.ethertype = ETH_IPV4 if fam == AF_INET else ip_version_ethertype(buf, q + 4) if q + 4 < end else 0
+            pk.net = q + 4
+            pk.ip_cap = -1
+            return pk.ethertype != 0
+        q += (size + 3) & ~3
+    return False
 
 
 @jit
@@ -122,6 +211,19 @@ def decode_link(buf: Buffer, pk: Packet) -> bool:
             return False
         et = be16(buf, off + 40)
         net = off + 44
+    elif link == LINK_IEEE802_11:
+        return wlan_data(buf, pk, off)
+    elif link == LINK_IEEE802_11_RADIOTAP:  # radiotap's length is little-endian
+        if caplen < 4:
+            return False
+        return wlan_data(buf, pk, off + (int(buf[off + 2]) | (int(buf[off + 3]) << 8)))
+    elif link == LINK_NFLOG:
+        return nflog_payload(buf, pk)
+    elif link == LINK_FDDI:
+        if caplen < FDDI_HEADER:
+            return False
+        et = 0  # LLC/SNAP follows
+        net = off + FDDI_HEADER
     elif link == LINK_IPV4:
         et = ETH_IPV4
         net = off
@@ -220,11 +322,17 @@ def decode_ipv4(buf: Buffer, pk: Packet, g: Scan) -> int:
         g.ip_fragments += 1
         if frag & IPV4_OFFSET:
             return -1  # not the first fragment: no transport header here
+    room = pk.wirelen - (p - pk.off)
     if total == 0:  # TSO / offloaded capture: trust the frame length
-        total = pk.wirelen - (p - pk.off)
+        total = room
+    elif total > room:  # a length past the frame: the frame's is the one that was on the wire
+        g.ip_len_beyond += 1
+        total = room
     if 0 <= pk.ip_cap < total:
         total = pk.ip_cap
     pk.v6 = False
+    pk.ip_id = be16(buf, p + 4)
+    pk.ttl = int(buf[p + 8])
     pk.src_hi = np.uint64(0)
     pk.src_lo = np.uint64(be32(buf, p + 12))
     pk.dst_hi = np.uint64(0)
@@ -243,8 +351,12 @@ def decode_ipv6(buf: Buffer, pk: Packet, g: Scan) -> int:
         return -1
     g.ip_packets += 1
     l4len = be16(buf, p + 4)
+    room = pk.wirelen - (p - pk.off) - IPV6_HEADER
     if l4len == 0:  # jumbogram or offload
-        l4len = pk.wirelen - (p - pk.off) - IPV6_HEADER
+        l4len = room
+    elif l4len > room:
+        g.ip_len_beyond += 1
+        l4len = room
     nh = int(buf[p + 6])
     q = p + IPV6_HEADER
     while True:
@@ -269,6 +381,8 @@ def decode_ipv6(buf: Buffer, pk: Packet, g: Scan) -> int:
         q += hl
         l4len -= hl
     pk.v6 = True
+    pk.ip_id = -1
+    pk.ttl = int(buf[p + 7])
     pk.src_hi = be64(buf, p + 8)
     pk.src_lo = be64(buf, p + 16)
     pk.dst_hi = be64(buf, p + 24)
@@ -279,16 +393,114 @@ def decode_ipv6(buf: Buffer, pk: Packet, g: Scan) -> int:
 
 
 @jit
-def decapsulate(pk: Packet, proto: int) -> bool:
+def inner_frame(buf: Buffer, pk: Packet, p: int, et: int) -> bool:
+    """The tunnel's payload starts at ``p`` and is ``et``: IP, or an Ethernet frame (TEB)."""
+    if et == ETH_TEB:
+        if p + ETHERNET_HEADER > pk.end:
+            return False
+        pk.ethertype = be16(buf, p + 12)
+        pk.net = p + ETHERNET_HEADER
+    elif et in (ETH_IPV4, ETH_IPV6):
+        pk.ethertype = et
+        pk.net = p
+    else:
+        return False
+    pk.ip_cap = -1
+    return True
+
+
+@jit
+def gre_payload(buf: Buffer, pk: Packet) -> bool:
+    """GRE (version 0): IP, Ethernet (TEB) or ERSPAN type I, II or III inside."""
+    p = pk.l4
+    if p + GRE_HEADER > pk.end:
+        return False
+    flags = be16(buf, p)
+    et = be16(buf, p + 2)
+    if flags & GRE_VERSION:
+        return False  # version 1 is PPTP's enhanced GRE: PPP inside
+    q = p + GRE_HEADER
+    for bit in (GRE_CHECKSUM, GRE_KEY, GRE_SEQUENCE):
+        if flags & bit:
+            q += 4
+    if et == ETH_ERSPAN_2:
+        if flags & GRE_SEQUENCE:
+            q += ERSPAN_2_HEADER  # type II; type I has no header of its own
+        et = ETH_TEB
+    elif et == ETH_ARUBA_WLAN:
+        return wlan_data(buf, pk, q)
+    elif et == ETH_ERSPAN_3:
+        if q + ERSPAN_3_HEADER > pk.end:
+            return False
+        sub = int(buf[q + ERSPAN_3_HEADER - 1]) & 1  # O: a platform-specific subheader follows
+        q += ERSPAN_3_HEADER + (ERSPAN_3_SUBHEADER if sub else 0)
+        et = ETH_TEB
+    return inner_frame(buf, pk, q, et)
+
+
+@jit
+def udp_payload(buf: Buffer, pk: Packet) -> bool:
+    """A UDP tunnel, by destination port (else by source port, as tshark tries both): VXLAN,
+    Geneve or GTP-U."""
+    p = pk.l4
+    if p + UDP_HEADER > pk.end:
+        return False
+    dport = be16(buf, p + 2)
+    if dport not in (UDP_VXLAN, UDP_VXLAN_LINUX, UDP_GENEVE, UDP_GTPU):
+        dport = be16(buf, p)
+    q = p + UDP_HEADER
+    if dport in (UDP_VXLAN, UDP_VXLAN_LINUX):
+        if q + VXLAN_HEADER > pk.end:
+            return False
+        if dport == UDP_VXLAN_LINUX and int(buf[q]) != VXLAN_FLAG_VNI:
+            return False
+        return inner_frame(buf, pk, q + VXLAN_HEADER, ETH_TEB)
+    if dport == UDP_GENEVE:
+        if q + GENEVE_HEADER > pk.end or int(buf[q]) >> 6 != 0:
+            return False
+        options = (int(buf[q]) & 0x3F) << 2
+        return inner_frame(buf, pk, q + GENEVE_HEADER + options, be16(buf, q + 2))
+    if dport == UDP_GTPU:
+        if q + GTP_HEADER > pk.end:
+            return False
+        flags = int(buf[q])
+        if flags >> 5 != GTP_VERSION_1 or int(buf[q + 1]) != GTP_GPDU:
+            return False
+        r = q + GTP_HEADER
+        if flags & GTP_OPTIONAL:
+            if r + 4 > pk.end:
+                return False
+            nxt = int(buf[r + 3])
+            r += 4
+            while nxt:  # extension headers: a length in 4-byte units, the next type last
+                if r >= pk.end:
+                    return False
+                size = int(buf[r]) << 2
+                if size == 0 or r + size > pk.end:
+                    return False
+                nxt = int(buf[r + size - 1])
+                r += size
+        if r >= pk.end:
+            return False
+        return inner_frame(buf, pk, r, ip_version_ethertype(buf, r))
+    return False
+
+
+@jit
+def decapsulate(buf: Buffer, pk: Packet, proto: int) -> bool:
     """The packet inside a tunnel: its ethertype and position, or False for no tunnel we open.
 
-    IP-in-IP and 6in4 (and 4in6, 6in6) today; GRE and UDP tunnels (VXLAN, Geneve) would set
-    the inner Ethernet header here and let ``skip_shims`` take it from there.
+    IP-in-IP and 6in4 (and 4in6, 6in6); GRE with IP, Ethernet or ERSPAN I/II/III inside;
+    VXLAN, Geneve and GTP-U over UDP. Inner Ethernet headers go on through ``skip_shims``.
     """
     if proto == IPPROTO_IPIP:
         pk.ethertype = ETH_IPV4
     elif proto == IPPROTO_IPV6:
         pk.ethertype = ETH_IPV6
+    elif proto == IPPROTO_GRE:
+        return gre_payload(buf, pk)
+    elif proto == IPPROTO_UDP:
+        return udp_payload(buf, pk)
     else:
         return False
     pk.net = pk.l4
@@ -307,6 +519,7 @@ def decode_tcp(buf: Buffer, pk: Packet, g: Scan) -> bool:
     pk.ack = be32(buf, l4 + 8)
     offflags = be16(buf, l4 + 12)
     pk.win = be16(buf, l4 + 14) if l4 + 16 <= pk.end else -1
+    pk.tcp_sum = be16(buf, l4 + 16) if l4 + 18 <= pk.end else -1
     pk.doff = (offflags >> 12) << 2
     pk.tcp_flags = offflags & TH_ALL
     pk.payload = max(0, pk.l4len - pk.doff)
@@ -325,9 +538,32 @@ def decode_packet(buf: Buffer, pk: Packet, g: Scan) -> bool:
         proto = decode_ipv4(buf, pk, g) if pk.ethertype == ETH_IPV4 else decode_ipv6(buf, pk, g)
         if proto == IPPROTO_TCP:
             return decode_tcp(buf, pk, g)
-        if not decapsulate(pk, proto):
+        if not decapsulate(buf, pk, proto):
             return False
     return False
+
+
+@jit
+def first_sack_block(buf: Buffer, pk: Packet) -> tuple[int, int]:
+    """(left, right) raw edges of the first SACK block of the segment, or (-1, -1)."""
+    p = pk.l4 + TCP_HEADER
+    stop = min(pk.l4 + pk.doff, pk.end)
+    while p < stop:
+        kind = int(buf[p])
+        if kind == TCPOPT_EOL:
+            break
+        if kind == TCPOPT_NOP:
+            p += 1
+            continue
+        if p + 1 >= stop:
+            break
+        olen = int(buf[p + 1])
+        if olen < 2 or p + olen > stop:
+            break
+        if kind == TCPOPT_SACK and olen >= 10:
+            return be32(buf, p + 2), be32(buf, p + 6)
+        p += olen
+    return -1, -1
 
 
 @jit

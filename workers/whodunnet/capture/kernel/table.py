@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from whodunnet.capture.constants import (
+    DUP_RING,
+    DUP_WINDOW,
     HALF,
     M32,
     MAX_EXAMPLES,
@@ -25,7 +27,9 @@ from whodunnet.capture.constants import (
     NO_ACK,
     PINNED_SHARE,
     RTO_IDLE,
+    SACK_MIN_HEADER,
     SEG_CONTROL,
+    SEG_DUPLICATE,
     SEG_KEEPALIVE,
     SEG_NEW,
     SEG_OUT_OF_ORDER,
@@ -34,17 +38,21 @@ from whodunnet.capture.constants import (
     SEG_SYN_RETRY,
     SKETCH_RTT,
     SKETCH_WINDOW,
+    TCP_HEADER,
+    TCPOPT_TIMESTAMPS,
     TH_ACK,
     TH_CWR,
     TH_ECE,
     TH_FIN,
     TH_RST,
     TH_SYN,
+    TLP_MIN,
+    TLP_SLACK,
     WRAP,
 )
 from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
 from whodunnet.capture.kernel import hot, jit
-from whodunnet.capture.kernel.decode import tcp_options
+from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
 from whodunnet.capture.kernel.holes import fill_hole, forget_below, open_hole
 from whodunnet.capture.kernel.sketch import add
@@ -279,11 +287,29 @@ def track_window(
 
 
 @jit
-def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int) -> None:
-    """A retransmission: RTO-style after ≥ RTO_IDLE of silence, else fast; no RTT from it (Karn)."""
+def count_retransmission(
+    k: Conn, s: Side, p: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int
+) -> None:
+    """A retransmission, by what set it off: a re-send of bytes already acknowledged (the ACK was
+    lost after the capture point: nothing waited on a loss), a tail loss probe, a timeout
+    (RTO-style: after ≥ RTO_IDLE of silence) or else fast; no RTT from it (Karn)."""
     s.retrans += 1
     s.retrans_bytes += payload
-    if idle >= RTO_IDLE:
+    if payload:
+        s.retrans_data += 1
+    since = ts - s.last_send_ts if s.last_send_ts >= 0 else 0.0
+    rtt_lo, rtt_hi = (s.rtt_min, s.rtt_max) if s.rtt_n else (k.ooo_thresh, k.ooo_thresh)
+    probe_time = max(2 * rtt_lo, TLP_MIN) <= since <= 2 * rtt_hi + TLP_SLACK
+    if s.ack_valid and seg_end <= s.acked:
+        s.resent_acked += 1
+    elif not payload:  # a FIN alone again: the close was not acknowledged, no request waits on it
+        s.fin_resends += 1
+    elif p.zero_start >= 0:  # the peer's window is zero: probing it (with data), not repairing a loss
+        s.win_probes += 1
+    elif seg_end == s.max_end and s.resent_end < seg_end and probe_time and (k.hs_ack_ts < 0 or (s.sack and p.sack)):
+        s.tlp += 1
+        s.tlp_wait += since
+    elif idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
         n = s.n_rto_ex
@@ -292,9 +318,71 @@ def count_retransmission(s: Side, payload: int, rel: int, seg_end: int, idle: fl
             s.rto_time[n] = ts
             s.rto_idle[n] = idle
             s.n_rto_ex = n + 1
+    s.resent_end = max(s.resent_end, seg_end)
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
     s.max_end = max(s.max_end, seg_end)
+
+
+@jit
+def timestamps_only(buf: Buffer, pk: Packet) -> bool:
+    """The usual options of an ACK, NOP NOP timestamps and nothing else: no SACK block to read."""
+    p = pk.l4 + TCP_HEADER
+    return pk.doff == TCP_HEADER + 12 and p + 3 <= pk.end and int(buf[p + 2]) == TCPOPT_TIMESTAMPS
+
+
+@jit
+def dsack(buf: Buffer, pk: Packet) -> bool:
+    """Whether the segment's first SACK block lies at or below its cumulative ACK (RFC 2883's
+    D-SACK: the sender of the segment received those bytes twice)."""
+    left, right = first_sack_block(buf, pk)
+    if left < 0 or left == right:
+        return False
+    below = (int(pk.ack) - int(right)) & M32
+    return below < HALF
+
+
+@jit
+def fingerprint(pk: Packet) -> int:
+    """A 62-bit hash of what two copies of one packet share (see DUP_RING)."""
+    h = mix(np.uint64(GOLDEN), np.uint64(int(pk.seq)))
+    h = mix(h, np.uint64(int(pk.ack)))
+    h = mix(h, np.uint64(int(pk.payload) & M32))
+    shape = (int(pk.tcp_flags) << 32) | ((int(pk.win) & 0xFFFF) << 16) | (int(pk.tcp_sum) & 0xFFFF)
+    h = mix(h, np.uint64(shape))
+    h = mix(h, np.uint64(int(pk.ip_id) & 0x1FFFF))
+    return int(h >> np.uint64(2))
+
+
+@jit
+def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
+    """Whether this segment is one of this side's recent segments seen again (a capture
+    duplicate, see DUP_RING); otherwise it joins them."""
+    ts = pk.ts
+    fp = fingerprint(pk)
+    for i in range(DUP_RING):
+        if s.recent_fp[i] == fp:
+            dt = ts - s.recent_ts[i]
+            same = 0 <= dt <= DUP_WINDOW
+            if same and pk.ip_id <= 0:
+                # No identification: only the TCP timestamp (under the same checksum) tells a copy
+                # from a resend (which carries a fresh one), and only for segments with sequence
+                # space (identical pure ACKs are sent, as duplicate ACKs).
+                seq_space = pk.payload > 0 or pk.tcp_flags & (TH_SYN | TH_FIN) != 0
+                same = seq_space and dt < k.ooo_thresh and tcp_options(buf, pk)[3]
+            if same:
+                g.dup_packets += 1
+                if s.recent_ttl[i] != pk.ttl:
+                    g.dup_ttl += 1
+                s.dups += 1
+                s.recent_ts[i] = ts  # a third copy is measured from the second
+                return True
+    i = s.n_recent
+    s.n_recent = (i + 1) % DUP_RING
+    s.recent_fp[i] = fp
+    s.recent_ttl[i] = pk.ttl
+    s.recent_ts[i] = ts
+    return False
 
 
 @jit
@@ -327,6 +415,9 @@ def track_data(
     Returns the SEG_* class.
     """
     if not seglen:
+        if rel == s.max_end - 1 and s.ack_valid and s.acked >= s.max_end:
+            s.keepalives += 1  # a zero-byte keep-alive (or window probe): snd_una - 1
+            return SEG_KEEPALIVE
         return SEG_CONTROL
     if payload:
         s.data_pkts += 1
@@ -349,7 +440,10 @@ def track_data(
         s.adv_ts = ts
     elif syn:
         kind = SEG_SYN_RETRY
-    elif payload <= 1 and not fin and rel == max_end - 1:
+    elif payload <= 1 and not fin and rel == max_end - 1 and s.ack_valid and s.acked >= max_end:
+        # A keep-alive repeats the last byte the peer already acknowledged (seq = snd_una - 1);
+        # the same byte unacknowledged is a retransmission (a one-byte request re-sent).
+        s.keepalives += 1
         kind = SEG_KEEPALIVE
     elif fill_hole(s, rel, min(seg_end, max_end)) and ts - s.adv_ts < k.ooo_thresh and seg_end != max_end:
         # Space never seen here, soon after the highest segment: reordered (Wireshark's rule).
@@ -358,9 +452,10 @@ def track_data(
         kind = SEG_OUT_OF_ORDER
     else:
         kind = SEG_RETRANSMISSION
-        count_retransmission(s, payload, rel, seg_end, idle, ts, frame)
+        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame)
     if payload and s.ack_valid:
         track_in_flight(s, p)
+    s.last_send_ts = ts
     return kind
 
 
@@ -400,6 +495,9 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
     rel = unwrap((pk.seq - s.seq_base) & M32, s.max_end)
     pk.rel_seq = rel
     pk.rel_ack = NO_ACK
+    if captured_twice(buf, k, s, pk, g):
+        pk.kind = SEG_DUPLICATE
+        return
     if syn:
         track_syn(buf, pk, k, s, p, d)
     elif flags & TH_ACK:
@@ -410,6 +508,8 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         return
     if flags & TH_ACK and p.seq_base != -1:
         pk.rel_ack = track_ack(entries, g, p, row ^ 1, pk.ack, ts)
+        if pk.doff >= SACK_MIN_HEADER and not timestamps_only(buf, pk) and dsack(buf, pk):
+            p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
     pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)

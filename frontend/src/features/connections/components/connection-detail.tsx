@@ -54,7 +54,18 @@ const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined) => string }[] 
   },
   { label: 'Retransmitted', cell: (d) => opt(num(d, 'retransmitted_bytes'), formatBytes) },
   { label: 'Silence before RTOs', cell: (d) => opt(num(d, 'rto_wait'), formatDuration) },
+  {
+    label: 'Tail loss probes (wait)',
+    cell: (d) => `${opt(num(d, 'tail_loss_probes'), formatCount)} (${opt(num(d, 'tlp_wait'), formatDuration)})`,
+  },
+  {
+    label: 'Not loss: re-sent acknowledged / D-SACKed / FIN / window probes',
+    cell: (d) =>
+      `${opt(num(d, 'resent_acknowledged'), formatCount)} / ${opt(num(d, 'dsacked_segments'), formatCount)} / ${opt(num(d, 'fin_retransmissions'), formatCount)} / ${opt(num(d, 'zero_window_probes'), formatCount)}`,
+  },
   { label: 'Out of order', cell: (d) => opt(num(d, 'out_of_order'), formatCount) },
+  { label: 'Keep-alives', cell: (d) => opt(num(d, 'keep_alives'), formatCount) },
+  { label: 'Captured twice', cell: (d) => opt(num(d, 'capture_duplicates'), formatCount) },
   {
     label: 'Window advertised (min / median / max)',
     cell: (d) =>

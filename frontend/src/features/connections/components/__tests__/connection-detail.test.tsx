@@ -60,6 +60,10 @@ const DETAIL = {
       retransmissions: 4,
       rto_retransmissions: 1,
       fast_retransmissions: 3,
+      tail_loss_probes: 2,
+      tlp_wait: 0.41,
+      keep_alives: 5,
+      capture_duplicates: 7,
       rtt_min: 0.1366,
       rtt_median: 0.14,
       rtt_p99: 0.2,
@@ -105,6 +109,9 @@ describe('ConnectionDetailView', () => {
     const zeroRow = within(directions).getByRole('row', { name: /Zero windows/ });
     expect(zeroRow).toHaveTextContent('49 (2.90 s)');
     expect(within(directions).getByRole('row', { name: /Retransmissions \(RTO/ })).toHaveTextContent('4 (1 / 3)');
+    expect(within(directions).getByRole('row', { name: /Tail loss probes/ })).toHaveTextContent('2 (410 ms)');
+    expect(within(directions).getByRole('row', { name: /Keep-alives/ })).toHaveTextContent('5');
+    expect(within(directions).getByRole('row', { name: /Captured twice/ })).toHaveTextContent('7');
     expect(within(directions).getByRole('row', { name: /RTT/ })).toHaveTextContent(
       '137 ms / 140 ms / 200 ms (101 samples)',
     );

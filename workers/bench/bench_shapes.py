@@ -1,0 +1,240 @@
+"""Capture analysis on the shapes users capture, against tshark, tcptrace and argus on the same files.
+
+    .venv/bin/python workers/bench/bench_shapes.py [--dir .data/bench] [--shapes bulk,mixed,many]
+    .venv/bin/python workers/bench/bench_shapes.py --smoke      # a 200 k-packet mixed capture (CI)
+
+Needs root: each shape is real kernel traffic made in network namespaces (the four-namespace
+lab of the capture tests: client, router with a userspace delay line and an nftables loss rule,
+NAT, server), captured by tcpdump on the server's interface with a 128-byte snap length:
+
+- **bulk**: a few long flows (6 parallel downloads), 20 ms round trip, 0.1 % loss;
+- **mixed**: 6 parallel downloads plus 20,000 short request/response connections, 20 ms round
+  trip, 0.5 % loss;
+- **many**: 1,000,000 short connections (a connection-per-request client, 512 at a time), 2 ms
+  round trip, 0.5 % loss.
+
+Captures are made once and kept in ``--dir`` (``--remake`` makes them again). Each is timed as
+pcap, as pcapng (``editcap``) and gzipped. Every step runs as its own process, timed from its
+start to its exit with ``wait4`` (wall time and that process's peak RSS):
+
+- ``whodunnet analyze FILE --json > out.json``: what a user runs, process start-up included;
+- the same analysis inside a process that has already loaded the kernel (a worker's view);
+- ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``.
+
+The last column says how many times faster the end-to-end ``whodunnet analyze`` is than each
+row (below 1.0: slower). Nothing here is a pass or fail: the figures are printed, not judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))  # the capture tests' namespace lab
+
+import bench_capture  # noqa: E402
+from netlab import SERVER_IP, NetLab, lab_unavailable  # noqa: E402
+
+TRAFFIC = HERE / "traffic.py"
+RR_PORT, BULK_PORT, ANSWER = "9000", "9001", "1000"
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    name: str
+    words: str
+    one_way_ms: float
+    loss_per_mille: int
+    flows: int = 0
+    short: int = 0
+    concurrency: int = 64
+    procs: int = 1
+    packets: int = 0  # bulk only: stop after this many packets
+
+
+SHAPES = {
+    "bulk": Shape("bulk", "6 parallel downloads, 20 ms RTT, 0.1 % loss", 10, 1, flows=6, packets=3_000_000),
+    "mixed": Shape(
+        "mixed", "6 downloads + 20,000 short connections, 20 ms RTT, 0.5 % loss", 10, 5, flows=6, short=20_000
+    ),
+    "many": Shape(
+        "many",
+        "1,000,000 short connections, 2 ms RTT, 0.5 % loss",
+        1,
+        5,
+        short=1_000_000,
+        concurrency=256,
+        procs=2,
+    ),
+}
+SMOKE = Shape("smoke", "2 downloads + 2,000 short connections, 10 ms RTT, 0.5 % loss", 5, 5, flows=2, short=2_000)
+
+
+def make_capture(shape: Shape, out: Path) -> str:
+    """Capture ``shape`` into ``out``; returns what tcpdump said about drops."""
+    with tempfile.TemporaryDirectory(prefix="bench-lab-") as tmp, NetLab(Path(tmp)) as lab:
+        lab.delay(shape.one_way_ms)
+        if shape.loss_per_mille:
+            lab.router_rules(f"meta l4proto tcp numgen random mod 1000 < {shape.loss_per_mille} drop")
+        lab.sysctl("c", "net.ipv4.tcp_tw_reuse=1")
+        lab.sysctl("c", "net.ipv4.ip_local_port_range=1024 65535")
+        lab.sysctl("n", "net.netfilter.nf_conntrack_tcp_timeout_time_wait=1")
+        server = lab.spawn(
+            "s", sys.executable, str(TRAFFIC), "serve", RR_PORT, BULK_PORT, ANSWER, stdout=subprocess.PIPE
+        )
+        assert server.stdout is not None
+        if server.stdout.readline().strip() != b"ready":
+            raise RuntimeError("the benchmark's server did not start")
+        count = ["-c", str(shape.packets)] if shape.packets else []
+        dump = lab.spawn(
+            "s", "tcpdump", "-i", lab.dev["s"], "-s", "128", "-B", "65536", "-n", "-w", str(out), *count, "tcp"
+        )
+        assert dump.stderr is not None
+        if b"listening" not in dump.stderr.readline():
+            raise RuntimeError("tcpdump did not start")
+        if shape.flows:  # downloads for as long as the capture runs (the lab stops them at the end)
+            lab.spawn("c", sys.executable, str(TRAFFIC), "bulk", SERVER_IP, BULK_PORT, str(shape.flows), "86400")
+        if shape.short:
+            args = (str(shape.short), str(shape.concurrency), str(shape.procs), ANSWER)
+            short = lab.spawn(
+                "c", sys.executable, str(TRAFFIC), "short", SERVER_IP, RR_PORT, *args, stdout=subprocess.PIPE
+            )
+            assert short.stdout is not None
+            ok, failed = short.stdout.readline().decode().split()
+            short.wait()
+            print(f"  {int(ok):,} short connections completed, {int(failed):,} failed", flush=True)
+        else:
+            dump.wait()
+        time.sleep(0.5)
+        dump.send_signal(2)
+        _, err = dump.communicate(timeout=30)
+        return next((line for line in err.decode().splitlines() if "dropped by kernel" in line), "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    what: str
+    seconds: float
+    rss_mb: float
+    note: str = ""
+
+
+def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS MB, exit status, first error line) of one process, start to exit."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
+    t = time.perf_counter()
+    p = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.PIPE)
+    assert p.stderr is not None
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    took = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if stdout:
+        out.close()  # type: ignore[union-attr]
+    first = next((line for line in err.decode(errors="replace").splitlines() if line.strip()), "")
+    return took, usage.ru_maxrss / 1024, p.returncode, first
+
+
+def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
+    """Every tool on one file; returns (packets, rows)."""
+    rows = []
+    whodunnet = Path(sys.executable).with_name("whodunnet")
+    secs, rss, code, err = timed([str(whodunnet), "analyze", str(path), "--json"], stdout=tmp / "out.json")
+    rows.append(Timing("whodunnet analyze --json > out.json", secs, rss, "" if code == 0 else f"exit {code}: {err}"))
+    inproc, packets, inrss = bench_capture.run_step("engine", path)
+    rows.append(Timing("whodunnet, in a started worker", inproc, inrss / 1024))
+    tools = [
+        ("tshark -q -z conv,tcp", ["tshark", "-n", "-q", "-z", "conv,tcp", "-r", str(path)]),
+        ("tcptrace -l -r -W -n", ["tcptrace", "-l", "-r", "-W", "-n", str(path)]),
+        ("argus -r", ["argus", "-r", str(path), "-w", str(tmp / "out.argus")]),
+    ]
+    for name, argv in tools:
+        if shutil.which(argv[0]) is None:
+            rows.append(Timing(name, 0, 0, "not installed"))
+            continue
+        (tmp / "out.argus").unlink(missing_ok=True)
+        secs, rss, code, err = timed(argv)
+        rows.append(Timing(name, secs, rss, "" if code == 0 else f"exit {code}: {err}"))
+    return packets, rows
+
+
+def forms(path: Path, tmp: Path) -> list[tuple[str, Path]]:
+    out = [("pcap", path)]
+    if shutil.which("editcap"):
+        ng = tmp / (path.stem + ".pcapng")
+        subprocess.run(["editcap", "-F", "pcapng", str(path), str(ng)], check=True)
+        out.append(("pcapng", ng))
+    gz = tmp / (path.name + ".gz")
+    with open(path, "rb") as f, gzip.open(gz, "wb", compresslevel=6) as g:
+        shutil.copyfileobj(f, g, 1 << 20)
+    out.append(("gzip", gz))
+    return out
+
+
+def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Timing]]]:
+    """Time every form of one capture and print its table; returns {form: (packets, rows)}."""
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="bench-shapes-") as tmpdir:
+        tmp = Path(tmpdir)
+        for form, file in forms(path, tmp):
+            results[form] = (*time_form(file, tmp), file.stat().st_size)
+    packets = results["pcap"][0]
+    print(f"\n{shape.name}: {shape.words}; {packets:,} packets, {path.stat().st_size / 1e6:,.0f} MB as pcap {drops}")
+    head = f"{'form':7} {'what':38} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'ours x faster':>14}"
+    print(head)
+    out: dict[str, tuple[int, list[Timing]]] = {}
+    for form, (n, rows, size) in results.items():
+        ours = rows[0].seconds
+        for r in rows:
+            if r.note and not r.seconds:
+                print(f"{form:7} {r.what:38} {r.note}")
+                continue
+            rate, mbs = n / r.seconds / 1e6, size / r.seconds / 1e6
+            ratio = r.seconds / ours if ours else 0
+            note = f"  ({r.note})" if r.note else ""
+            print(f"{form:7} {r.what:38} {r.seconds:8.2f} {rate:8.2f} {mbs:8.1f} {r.rss_mb:12.0f} {ratio:13.1f}x{note}")
+        out[form] = (n, rows)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, tuple[int, list[Timing]]]]:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", type=Path, default=Path(".data/bench"))
+    ap.add_argument("--shapes", default="bulk,mixed,many")
+    ap.add_argument("--remake", action="store_true", help="capture the shapes again")
+    ap.add_argument("--smoke", action="store_true", help="one small mixed capture (about 200 k packets)")
+    ap.add_argument("--no-cold", action="store_true", help="skip the kernel's cold/warm start timing")
+    args = ap.parse_args(argv)
+    if why := lab_unavailable():
+        raise SystemExit(f"the benchmark makes its captures in network namespaces: {why}")
+    args.dir.mkdir(parents=True, exist_ok=True)
+    shapes = [SMOKE] if args.smoke else [SHAPES[s] for s in args.shapes.split(",")]
+    bench_capture.run_step("engine", bench_capture.TINY)  # fill numba's cache before anything is timed
+    everything = {}
+    for shape in shapes:
+        path = args.dir.resolve() / f"{shape.name}.pcap"
+        drops = ""
+        if args.remake or args.smoke or not path.exists():
+            print(f"making the {shape.name} capture ({shape.words}) ...", flush=True)
+            t = time.perf_counter()
+            drops = make_capture(shape, path)
+            print(f"  made in {time.perf_counter() - t:.0f} s", flush=True)
+        everything[shape.name] = report(shape, path, f"(tcpdump: {drops})" if drops else "")
+    if not args.no_cold:
+        empty, warm = bench_capture.cold_start(bench_capture.TINY)
+        print(f"\nkernel start: {empty:.2f} s with an empty numba cache (compile), {warm:.2f} s with the cache")
+    return everything
+
+
+if __name__ == "__main__":
+    main()

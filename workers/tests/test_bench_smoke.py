@@ -1,0 +1,37 @@
+"""``make bench`` cannot rot: its smallest shape is made and timed here, every tool beside ours.
+
+The figures are not judged (timing thresholds belong in the benchmark, not in tests); what is
+checked is that the benchmark still makes real traffic, that every form of the capture is read
+by our analysis and by each tool it is compared with, and that our end-to-end run wrote its JSON.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import bench_shapes
+
+TOOLS = ("tshark", "editcap", "tcptrace", "argus")
+missing = [t for t in TOOLS if shutil.which(t) is None]
+pytestmark = [
+    pytest.mark.skipif(bench_shapes.lab_unavailable() is not None, reason=str(bench_shapes.lab_unavailable())),
+    pytest.mark.skipif(bool(missing), reason=f"the benchmark compares with {', '.join(missing)}: not installed"),
+]
+
+
+def test_the_smoke_benchmark_times_every_form_with_every_tool(tmp_path: Path) -> None:
+    (smoke,) = bench_shapes.main(["--smoke", "--dir", str(tmp_path), "--no-cold"]).values()
+    assert sorted(smoke) == ["gzip", "pcap", "pcapng"]
+    packets = {form: n for form, (n, _) in smoke.items()}
+    assert packets["pcap"] > 50_000, packets  # real traffic was captured
+    assert len(set(packets.values())) == 1, packets  # every form holds the same packets, and we read them all
+    for form, (_, rows) in smoke.items():
+        assert [r.what.split()[0].strip(",") for r in rows] == ["whodunnet", "whodunnet", "tshark", "tcptrace", "argus"]
+        for row in rows:
+            assert row.seconds > 0 and not row.note, (form, row)

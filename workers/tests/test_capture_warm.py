@@ -1,0 +1,32 @@
+"""The kernel is compiled once, at install time, never in front of a user."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from capture_testdata import CAPTURES
+
+ANALYZE = "import sys; from whodunnet.engine import analyze; analyze(sys.argv[1:])"
+
+
+def cache_files(cache: Path) -> dict[str, int]:
+    return {str(p.relative_to(cache)): p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
+
+
+def test_after_the_warm_up_no_analysis_compiles_anything(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    warm = subprocess.run(
+        [sys.executable, "-m", "whodunnet.capture.warm"], env=env, capture_output=True, text=True, check=True
+    )
+    assert warm.stdout.startswith("capture kernel ready in")
+    compiled = cache_files(tmp_path)
+    assert any(name.endswith(".nbc") for name in compiled)  # machine code on disk
+    # Every input form, and a Stevens graph, in a fresh process: everything comes from the cache.
+    inputs = [CAPTURES / n for n in ("retransmit-timeout.pcapng", "iso-download.pcap.gz", "twovlan.pcap")]
+    subprocess.run([sys.executable, "-c", ANALYZE, *map(str, inputs)], env=env, check=True)
+    graph = "from whodunnet.capture import time_sequence; import sys; time_sequence(sys.argv[1], 0)"
+    subprocess.run([sys.executable, "-c", graph, str(inputs[1])], env=env, check=True)
+    assert cache_files(tmp_path) == compiled
