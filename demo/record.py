@@ -1,7 +1,7 @@
 """Record the demo incidents' evidence once, with the real kernel TCP stack in network namespaces.
 
     sudo .venv/bin/python demo/record.py          # rewrites demo/<incident>/ (needs root, ip netns, tcpdump,
-                                                  # nft, conntrack, strace); about two minutes
+                                                  # nft, conntrack, strace); about 20 s
 
 The lab is the tests' (``workers/tests/netlab.py``: client — router — NAT — server) and so is the traffic
 (``workers/tests/lab_traffic.py``). ``make demo`` loads what this wrote; it never needs root itself.
