@@ -101,10 +101,11 @@ const PIPELINE: ReadonlySet<EventKind> = new Set([
 export const GROUP_AT_LEAST = 4;
 
 function makeGroup(run: TimelineEvent[]): EventGroup {
-  const count = (kind: EventKind) => run.filter((e) => e.kind === kind).length;
-  const files = new Set(
-    run.map((e) => (e.data as Record<string, unknown>).evidence).filter((id) => typeof id === 'number'),
-  );
+  const evidenceOf = (e: TimelineEvent) => (e.data as Record<string, unknown>).evidence;
+  // Per file: an analysis's events name their evidence; a recomputation across the evidence names none.
+  const count = (kind: EventKind) =>
+    run.filter((e) => e.kind === kind && (kind === 'finding' || typeof evidenceOf(e) === 'number')).length;
+  const files = new Set(run.map(evidenceOf).filter((id) => typeof id === 'number'));
   const uploaders = [...new Set(run.filter((e) => e.kind === 'evidence_uploaded').map(actorOf))];
   return {
     type: 'group',

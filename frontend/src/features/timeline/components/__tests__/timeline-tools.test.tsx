@@ -37,6 +37,11 @@ function tenFileUpload(): TimelineEvent[] {
     out.push(ev('analysis_started', `Analysing host-${String(i)}.txt`, { data: { evidence: i } }));
     out.push(ev('analysis_finished', `Analysed host-${String(i)}.txt: 1 finding(s)`, { data: { evidence: i } }));
   }
+  out.push(
+    ev('analysis_finished', 'Findings across the evidence recomputed: 3 findings', {
+      data: { correlation: 1, evidence: null },
+    }),
+  );
   out.push(ev('finding', '[network] 84 retransmitted segments on client', { data: { layer: 'network' } }));
   out.push(ev('finding', '[kernel] 1 known network change between 6.5.13 → 6.6.10', { data: { layer: 'kernel' } }));
   return out;
@@ -58,7 +63,7 @@ describe('Timeline tools', () => {
     renderWithProviders(<Timeline incidentId={3} />);
     const log = await screen.findByRole('log', { name: 'Timeline events' });
     const toggle = within(log).getByRole('button', { name: /10 files uploaded by olive · 10 analysed · 2 findings/ });
-    // 32 events in the fold, 3 lines in the log: opened, the upload, the note.
+    // 33 events in the fold, 3 lines in the log: opened, the upload, the note.
     expect(log.querySelectorAll(':scope > ol > li')).toHaveLength(3);
     expect(within(log).queryByText('Analysing host-3.txt')).not.toBeInTheDocument();
     expect(toggle).toHaveAttribute('aria-expanded', 'false');
