@@ -60,8 +60,8 @@ demo:
 # lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
 # apps import only the layers below them, no import cycles inside an app.
 lint: install
-	$(VENV)/bin/ruff check backend workers scripts bench
-	$(VENV)/bin/ruff format --check backend workers scripts bench
+	$(VENV)/bin/ruff check backend workers scripts bench demo
+	$(VENV)/bin/ruff format --check backend workers scripts bench demo
 	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-logo --no-cache
 	cd frontend && $(NPM) run --silent check:api || { echo "frontend/src/api/schema.d.ts is stale against backend/openapi.yml: run 'make schema' and commit both"; exit 1; }
 	cd frontend && $(NPM) run --silent lint

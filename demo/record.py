@@ -9,8 +9,6 @@ The lab is the tests' (``workers/tests/netlab.py``: client — router — NAT �
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import subprocess
 import sys
