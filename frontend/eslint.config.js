@@ -14,6 +14,7 @@ const FEATURES = [
   'bisects',
   'connections',
   'postmortem',
+  'charts',
 ];
 
 export default tseslint.config(

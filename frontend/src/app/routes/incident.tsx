@@ -8,6 +8,7 @@ import { NotFound } from '@/components/not-found';
 import { isNotFound } from '@/api/errors';
 import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
+import { LatencyHistogram } from '@/features/charts/components/latency-histogram';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { Checklist } from '@/features/checklist/components/checklist';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
@@ -58,7 +59,13 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
           <EvidenceSection incidentId={incidentId} />
           <Checklist
             incidentId={incidentId}
-            renderFindings={(findings) => <FindingList findings={findings} incidentId={incidentId} />}
+            renderFindings={(findings) => (
+              <FindingList
+                findings={findings}
+                incidentId={incidentId}
+                renderChart={(f) => (f.kind === 'latency.timer_signature' ? <LatencyHistogram data={f.data} /> : null)}
+              />
+            )}
             renderStepActions={(layer) =>
               layer === 'kernel' &&
               canRunBisects && (
