@@ -7,6 +7,13 @@ import { formatMs, latencyBins, marksFor, medianMs } from '../lib/latency';
 
 const HEIGHT = 200;
 
+/** 0.001, 0.01 … 1000 ms: the only ticks labelled on the log axis. */
+function isDecade(value: number | null): value is number {
+  if (value === null || value <= 0) return false;
+  const exponent = Math.log10(value);
+  return Math.abs(exponent - Math.round(exponent)) < 1e-9;
+}
+
 /**
  * The latency samples' histogram on a log time axis (uPlot bars), with vertical marks at the TCP timers
  * (200 ms, 1 s, 3 s) and the service's own median, so a tail that sits on a timer shows at a glance.
@@ -39,7 +46,7 @@ export function LatencyHistogram({ data }: { data: unknown }) {
         y: { range: (_u, _min, max) => [0, max * 1.1] },
       },
       axes: [
-        { label: 'latency (log scale)', values: (_u, splits) => splits.map((v) => formatMs(v)) },
+        { label: 'latency (log scale)', values: (_u, splits) => splits.map((v) => (isDecade(v) ? formatMs(v) : '')) },
         { label: 'samples', size: 60 },
       ],
       series: [
@@ -58,7 +65,7 @@ export function LatencyHistogram({ data }: { data: unknown }) {
             const ctx = u.ctx;
             ctx.save();
             ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
-            for (const mark of marks) {
+            marks.forEach((mark, i) => {
               const x = u.valToPos(mark.ms, 'x', true);
               const median = mark.label.startsWith('median');
               ctx.strokeStyle = median ? '#1d7a46' : '#b42318';
@@ -68,8 +75,9 @@ export function LatencyHistogram({ data }: { data: unknown }) {
               ctx.moveTo(x, u.bbox.top);
               ctx.lineTo(x, u.bbox.top + u.bbox.height);
               ctx.stroke();
-              ctx.fillText(mark.label, x + 3 * devicePixelRatio, u.bbox.top + (median ? 24 : 12) * devicePixelRatio);
-            }
+              // One row per mark, so labels of nearby marks (200 ms and 1 s) never overlap.
+              ctx.fillText(mark.label, x + 3 * devicePixelRatio, u.bbox.top + 12 * (i + 1) * devicePixelRatio);
+            });
             ctx.restore();
           },
         ],
