@@ -65,6 +65,7 @@ export function LatencyHistogram({ data }: { data: unknown }) {
             const ctx = u.ctx;
             ctx.save();
             ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
+            ctx.textAlign = 'left';
             marks.forEach((mark, i) => {
               const x = u.valToPos(mark.ms, 'x', true);
               const median = mark.label.startsWith('median');

@@ -121,15 +121,18 @@ function makeGroup(run: TimelineEvent[]): EventGroup {
 
 /**
  * The events as the reader sees them: a run of uploads, analyses and their findings (no note, verdict or other
- * event in between) becomes one group; a run that has no upload or analysis in it (only findings) stays flat.
+ * event in between) about two files or more becomes one group; one file's events, or findings alone, stay flat.
  * Pinned events and the linked event are never folded away.
  */
 export function groupEvents(events: readonly TimelineEvent[], keepOpen: (e: TimelineEvent) => boolean): TimelineItem[] {
   const items: TimelineItem[] = [];
   let run: TimelineEvent[] = [];
   const flush = () => {
-    const foldable = run.some((e) => e.kind !== 'finding');
-    if (run.length >= GROUP_AT_LEAST && foldable) items.push(makeGroup(run));
+    // Several files' worth: one file's upload, analysis and findings read fine as they are.
+    const files = new Set(
+      run.map((e) => (e.data as Record<string, unknown>).evidence).filter((id) => typeof id === 'number'),
+    );
+    if (run.length >= GROUP_AT_LEAST && files.size >= 2) items.push(makeGroup(run));
     else items.push(...run.map((event) => ({ type: 'event' as const, event })));
     run = [];
   };

@@ -52,6 +52,20 @@ function page(events: TimelineEvent[]): TimelinePage {
 }
 
 describe('Timeline tools', () => {
+  it("leaves one file's upload and analysis as they are", async () => {
+    const one = [
+      ev('evidence_uploaded', 'Uploaded client.pcap (4,096 bytes, capture)', { actor: 'olive', data: { evidence: 1 } }),
+      ev('analysis_started', 'Analysing client.pcap', { data: { evidence: 1 } }),
+      ev('analysis_finished', 'Analysed client.pcap: 2 findings', { data: { evidence: 1 } }),
+      ev('finding', '[network] Retransmissions after 60 s of idle', { data: { evidence: 1, layer: 'network' } }),
+    ];
+    mockApi({ 'GET /api/incidents/3/timeline/': () => json(page(one)) });
+    renderWithProviders(<Timeline incidentId={3} />);
+    const log = await screen.findByRole('log', { name: 'Timeline events' });
+    expect(within(log).getByText('Retransmissions after 60 s of idle')).toBeInTheDocument();
+    expect(within(log).queryByRole('button', { expanded: false })).not.toBeInTheDocument();
+  });
+
   it('folds one upload of ten files into one line that opens', async () => {
     const user = userEvent.setup();
     const events = [
