@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -8,7 +8,6 @@ import { NotFound } from '@/components/not-found';
 import { isNotFound } from '@/api/errors';
 import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
-import { LatencyHistogram } from '@/features/charts/components/latency-histogram';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { Checklist } from '@/features/checklist/components/checklist';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
@@ -19,6 +18,11 @@ import { IncidentHeader } from '@/features/incidents/components/incident-header'
 import { PostmortemLinks } from '@/features/postmortem/components/postmortem-links';
 import { timelineKeys } from '@/features/timeline/api/timeline-api';
 import { Timeline } from '@/features/timeline/components/timeline';
+
+// Loaded when a latency finding is first shown: uPlot stays out of the incident page's first load.
+const LatencyHistogram = lazy(() =>
+  import('@/features/charts/components/latency-histogram').then((m) => ({ default: m.LatencyHistogram })),
+);
 
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
@@ -63,7 +67,13 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
               <FindingList
                 findings={findings}
                 incidentId={incidentId}
-                renderChart={(f) => (f.kind === 'latency.timer_signature' ? <LatencyHistogram data={f.data} /> : null)}
+                renderChart={(f) =>
+                  f.kind === 'latency.timer_signature' ? (
+                    <Suspense fallback={<Loading label="Loading the chart…" />}>
+                      <LatencyHistogram data={f.data} />
+                    </Suspense>
+                  ) : null
+                }
               />
             )}
             renderStepActions={(layer) =>
