@@ -43,11 +43,16 @@ export function LatencyHistogram({ data }: { data: unknown }) {
           distr: 3,
           range: () => [lowest, highest],
         },
-        y: { range: (_u, _min, max) => [0, max * 1.1] },
+        y: {
+          // Log counts: a tail of 15 samples next to 1,400 ordinary ones must still show.
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
+          distr: 3,
+          range: (_u, _min, max) => [0.5, Math.max(max, 1) * 2],
+        },
       },
       axes: [
         { label: 'latency (log scale)', values: (_u, splits) => splits.map((v) => (isDecade(v) ? formatMs(v) : '')) },
-        { label: 'samples', size: 60 },
+        { label: 'samples (log scale)', size: 60 },
       ],
       series: [
         {},
@@ -77,7 +82,10 @@ export function LatencyHistogram({ data }: { data: unknown }) {
               ctx.lineTo(x, u.bbox.top + u.bbox.height);
               ctx.stroke();
               // One row per mark, so labels of nearby marks (200 ms and 1 s) never overlap.
-              ctx.fillText(mark.label, x + 3 * devicePixelRatio, u.bbox.top + 12 * (i + 1) * devicePixelRatio);
+              const y = u.bbox.top + 12 * (i + 1) * devicePixelRatio;
+              const fits = x + 3 * devicePixelRatio + ctx.measureText(mark.label).width <= u.bbox.left + u.bbox.width;
+              ctx.textAlign = fits ? 'left' : 'right';
+              ctx.fillText(mark.label, fits ? x + 3 * devicePixelRatio : x - 3 * devicePixelRatio, y);
             });
             ctx.restore();
           },
