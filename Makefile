@@ -7,37 +7,61 @@ PY := $(VENV)/bin/python
 NPM := npm
 TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
 
-.PHONY: install dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench bench-load fuzz demo clean
+.PHONY: install install-console dev test lint typecheck schema schema-check test-workers test-backend test-frontend e2e bench bench-load fuzz demo clean
 
-install: $(VENV)/.installed frontend/node_modules/.installed frontend/dist/index.html e2e/node_modules/.installed
+# Everything, for the tests: the console's runtime plus the test toolchain (pytest, mypy, hypothesis, atheris,
+# linters; the frontend's test and lint packages; Playwright for the browser tests).
+install: $(VENV)/.installed frontend/node_modules/.installed e2e/node_modules/.installed install-console
 	@$(PY) -m whodunnet.capture.warm  # numba's compile happens here, not in a user's first analysis
 
-$(VENV)/.installed: backend/requirements.txt backend/requirements-dev.txt workers/pyproject.toml
+# Only what the console needs to run (`make dev`): the runtime requirements and the packages that build the
+# frontend (its `dependencies`: the build tools are there too). No type checks on this path: `make typecheck`.
+install-console: $(VENV)/.runtime frontend/node_modules/.build frontend/dist/index.html
+
+$(VENV)/.runtime: backend/requirements.txt workers/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 	$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu run 'apt-get install python3-venv'"; exit 1; }
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r backend/requirements-dev.txt -e workers
+	$(PY) -m pip install --quiet --no-compile -r backend/requirements.txt -e workers
 	touch $@
+
+$(VENV)/.installed: $(VENV)/.runtime backend/requirements-dev.txt
+	$(PY) -m pip install --quiet -r backend/requirements-dev.txt
+	touch $@
+
+# A tree with every package (from `make install`) also builds; otherwise install only `dependencies`.
+frontend/node_modules/.build: frontend/package.json frontend/package-lock.json
+	if [ -f frontend/node_modules/.installed ] && [ frontend/node_modules/.installed -nt frontend/package-lock.json ]; then \
+	  touch $@; \
+	else \
+	  cd frontend && $(NPM) ci --omit=dev --no-audit --no-fund --loglevel=error && touch node_modules/.build; \
+	fi
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
 	cd frontend && $(NPM) ci --no-audit --no-fund --loglevel=error
-	touch $@
+	touch $@ frontend/node_modules/.build
 
-frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html -type f 2>/dev/null)
+frontend/dist/index.html: frontend/node_modules/.build $(shell find frontend/src frontend/index.html -type f 2>/dev/null)
 	cd frontend && $(NPM) run build --silent
 
 e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 	cd e2e && $(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-dev: install
+# The Python and the frontend installs run side by side (-j2): one waits on disk while the other computes.
+dev:
+	$(MAKE) --no-print-directory -j2 install-console
 	$(PY) scripts/dev.py
+
+# The console with four finished investigations (demo/, recorded in network namespaces by demo/record.py).
+demo:
+	$(MAKE) --no-print-directory -j2 install-console
+	WHODUNNET_DEMO=1 $(PY) scripts/dev.py
 
 # lint-imports checks the contracts in .importlinter: the engine never imports Django or the backend, backend
 # apps import only the layers below them, no import cycles inside an app.
 lint: install
-	$(VENV)/bin/ruff check backend workers scripts bench
-	$(VENV)/bin/ruff format --check backend workers scripts bench
+	$(VENV)/bin/ruff check backend workers scripts bench demo
+	$(VENV)/bin/ruff format --check backend workers scripts bench demo
 	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-logo --no-cache
 	@if command -v docker >/dev/null 2>&1 && docker compose version >/dev/null 2>&1; then \
 		DJANGO_SECRET_KEY=lint WHODUNNET_S3_SECRET_ACCESS_KEY=lint docker compose config --quiet && echo "docker-compose.yml is valid"; \

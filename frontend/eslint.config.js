@@ -4,7 +4,18 @@ import reactRefresh from 'eslint-plugin-react-refresh';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const FEATURES = ['auth', 'incidents', 'evidence', 'checklist', 'timeline', 'findings', 'bisects', 'connections'];
+const FEATURES = [
+  'auth',
+  'incidents',
+  'evidence',
+  'checklist',
+  'timeline',
+  'findings',
+  'bisects',
+  'connections',
+  'postmortem',
+  'charts',
+];
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'src/api/schema.d.ts'] },

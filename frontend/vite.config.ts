@@ -1,10 +1,12 @@
 import { fileURLToPath, URL } from 'node:url';
 
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vitest/config';
+import { defineConfig } from 'vite';
 
 // The built app is served by Django at `/` (every non-/api path returns index.html),
 // so assets use the absolute base `/` and the router is a BrowserRouter.
+// Only `dependencies` are imported here: `make dev` builds the app without the test and lint packages
+// (the tests' settings are in vitest.config.ts; type checks are `make typecheck`).
 export default defineConfig({
   base: '/',
   plugins: [react()],
@@ -13,23 +15,11 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/api': { target: 'http://127.0.0.1:8000', changeOrigin: false },
+      '/api': { target: `http://127.0.0.1:${process.env.WHODUNNET_PORT ?? '8000'}`, changeOrigin: false },
     },
   },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-  },
-  test: {
-    environment: 'jsdom',
-    globals: true,
-    setupFiles: ['./src/testing/setup-tests.ts'],
-    // tus-js-client picks its build by the "browser" field, which Vite honours for the app but vitest (Node
-    // resolution) does not: point tests at the browser build, the one that speaks XMLHttpRequest.
-    alias: {
-      'tus-js-client': fileURLToPath(new URL('./node_modules/tus-js-client/lib.esm/browser/index.js', import.meta.url)),
-    },
-    css: false,
-    restoreMocks: true,
   },
 });

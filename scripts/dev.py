@@ -164,6 +164,8 @@ def main() -> int:
         manage(env, "migrate", "--noinput", "-v", "0")
         manage(env, "collectstatic", "--noinput", "-v", "0")
         manage(env, "ensure_member", "--username", "demo", "--password", password, "--team", "Demo", "--role", "owner")
+        if os.environ.get("WHODUNNET_DEMO") == "1":  # `make demo`: the recorded incidents, analysed once workers run
+            manage(env, "load_demo", "--folder", str(REPO / "demo"), "--username", "demo", "--team", "Demo")
         celery = [sys.executable, "-m", "celery", "-A", "config"]
         commands = {
             "web": [

@@ -172,7 +172,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
                     incident=incident,
                     kind=EventKind.FINDING,
                     summary=f"[{finding.layer}] {finding.title}",
-                    data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind},
+                    data={"evidence": evidence.pk, "finding": finding.pk, "kind": finding.kind, "layer": finding.layer},
                 )
         dispatch.correlate(incident_id=incident.pk)
     return True
@@ -284,7 +284,7 @@ def correlate(*, incident_id: int) -> int:
                     incident=incident,
                     kind=EventKind.FINDING,
                     summary=f"[{row.layer}] {row.title}",
-                    data={"finding": row.pk, "kind": row.kind, "evidence": None},
+                    data={"finding": row.pk, "kind": row.kind, "evidence": None, "layer": row.layer},
                 )
         changed = said_before != ({row.title for row in rows}, pairs)
         if changed and not announced and (said_before[0] or rows):

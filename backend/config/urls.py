@@ -11,6 +11,7 @@ from bisects import views as bisects
 from checklist import views as checklist
 from evidence import views as evidence
 from incidents import views as incidents
+from postmortem import views as postmortem
 
 incident = "api/incidents/<int:incident_id>/"
 
@@ -36,7 +37,10 @@ urlpatterns = [
     path(incident + "checklist/", checklist.ChecklistView.as_view()),
     path(incident + "checklist/<str:layer>/", checklist.ChecklistStepView.as_view()),
     path(incident + "timeline/", incidents.TimelineView.as_view()),
+    path(incident + "timeline/<int:event_id>/", incidents.EventDetailView.as_view()),
     path(incident + "notes/", incidents.NoteView.as_view()),
+    path(incident + "postmortem.md", postmortem.PostmortemMarkdownView.as_view()),
+    path(incident + "postmortem.html", postmortem.PostmortemHtmlView.as_view()),
     path(incident + "findings/", analysis.FindingListView.as_view()),
     path(incident + "evidence/", analysis.EvidenceListView.as_view()),
     path(incident + "evidence/upload/", analysis.EvidenceUploadView.as_view()),

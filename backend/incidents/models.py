@@ -113,6 +113,8 @@ class TimelineEvent(models.Model):
     created_at = models.DateTimeField(db_default=TransactionNow())
     summary = models.TextField()
     data = models.JSONField(default=dict, blank=True)
+    # Key evidence: a person marked it; the postmortem lists the pinned events.
+    pinned = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -23,6 +23,7 @@ def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> Q
     incidents = (
         Incident.objects.filter(team__memberships__user_id=user.pk or 0)
         .select_related("team", "created_by")
+        .prefetch_related("steps")
         .annotate(
             evidence_count=Count("evidence", distinct=True),
             viewer_role=Subquery(
@@ -166,3 +167,16 @@ def timeline_after(*, incident: Incident, cursor: After) -> TimelinePage:
         earlier=Before(key=_key(new[0])) if new else None,
         more=more,
     )
+
+
+def get_event(*, incident: Incident, event_id: int) -> TimelineEvent:
+    """One event of the incident's timeline; 404 for another incident's."""
+    event = incident.events.select_related("actor").filter(pk=event_id).first()
+    if event is None:
+        raise Http404("No such event.")
+    return event
+
+
+def pinned_events(*, incident: Incident) -> list[TimelineEvent]:
+    """The events people pinned as key evidence, in timeline order."""
+    return list(incident.events.select_related("actor").filter(pinned=True).order_by("created_at", "id"))

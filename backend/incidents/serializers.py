@@ -2,11 +2,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Membership
 from accounts.serializers import TeamSerializer
-from incidents.models import EventKind, Incident, Severity, Status, TimelineEvent
+from incidents.models import EventKind, Incident, Layer, Severity, Status, TimelineEvent, Verdict
+
+
+class StepVerdictSerializer(serializers.Serializer[Any]):
+    layer = serializers.ChoiceField(choices=Layer.choices, help_text="Checklist step.")
+    verdict = serializers.ChoiceField(choices=Verdict.choices, help_text="The verdict a person gave it.")
 
 
 class IncidentSerializer(serializers.ModelSerializer[Incident]):
@@ -25,6 +31,7 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
         read_only=True,
         help_text="Your role in the owning team: owners may also start, schedule and retry bisects.",
     )
+    verdicts = serializers.SerializerMethodField(help_text="Each checklist step's verdict, in checklist order.")
 
     class Meta:
         model = Incident
@@ -40,7 +47,14 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
             "created_by",
             "evidence_count",
             "viewer_role",
+            "verdicts",
         ]
+
+    @extend_schema_field(StepVerdictSerializer(many=True))
+    def get_verdicts(self, incident: Incident) -> list[dict[str, str]]:
+        order = list(Layer.values)
+        steps = sorted(incident.steps.all(), key=lambda step: order.index(step.layer))
+        return [{"layer": step.layer, "verdict": step.verdict} for step in steps]
 
 
 class IncidentCreateSerializer(serializers.Serializer[Any]):
@@ -68,10 +82,11 @@ class EventSerializer(serializers.ModelSerializer[TimelineEvent]):
     summary = serializers.CharField(read_only=True, help_text="One line for people.")
     # The API field is called data; it shadows Serializer.data only for type checkers.
     data = serializers.JSONField(read_only=True, help_text="Ids and values behind the event.")  # type: ignore[assignment]
+    pinned = serializers.BooleanField(read_only=True, help_text="A person pinned it as key evidence.")
 
     class Meta:
         model = TimelineEvent
-        fields = ["id", "kind", "actor", "created_at", "summary", "data"]
+        fields = ["id", "kind", "actor", "created_at", "summary", "data", "pinned"]
 
     def get_actor(self, event: TimelineEvent) -> str | None:
         return event.actor.get_username() if event.actor else None
@@ -95,3 +110,7 @@ class TimelinePageSerializer(serializers.Serializer[Any]):
 
 class NoteSerializer(serializers.Serializer[Any]):
     text = serializers.CharField(help_text="The note.", max_length=10000)
+
+
+class PinSerializer(serializers.Serializer[Any]):
+    pinned = serializers.BooleanField(help_text="True pins the event as key evidence, false unpins it.")

@@ -76,3 +76,11 @@ def add_note(*, user: User, incident: Incident, text: str) -> TimelineEvent:
     if not text:
         raise ValidationError({"text": ["A note cannot be empty."]})
     return record_event(incident=incident, kind=EventKind.NOTE, actor=user, summary=text)
+
+
+def pin_event(*, user: User, event: TimelineEvent, pinned: bool) -> TimelineEvent:
+    """Mark an event as key evidence (or unmark it); the postmortem lists the pinned ones."""
+    if event.pinned != pinned:
+        event.pinned = pinned
+        event.save(update_fields=["pinned"])
+    return event

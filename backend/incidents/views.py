@@ -18,6 +18,7 @@ from incidents.serializers import (
     IncidentSerializer,
     IncidentUpdateSerializer,
     NoteSerializer,
+    PinSerializer,
     TimelinePageSerializer,
 )
 
@@ -121,3 +122,19 @@ class NoteView(APIView):
         form.is_valid(raise_exception=True)
         event = services.add_note(user=current_user(request), incident=incident, text=form.validated_data["text"])
         return Response(EventSerializer(event).data, status=status.HTTP_201_CREATED)
+
+
+class EventDetailView(APIView):
+    @extend_schema(operation_id="incidents_timeline_event_retrieve", responses={200: EventSerializer})
+    def get(self, request: Request, incident_id: int, event_id: int) -> Response:
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(EventSerializer(selectors.get_event(incident=incident, event_id=event_id)).data)
+
+    @extend_schema(operation_id="incidents_timeline_event_pin", request=PinSerializer, responses={200: EventSerializer})
+    def patch(self, request: Request, incident_id: int, event_id: int) -> Response:
+        incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
+        event = selectors.get_event(incident=incident, event_id=event_id)
+        form = PinSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        event = services.pin_event(user=current_user(request), event=event, pinned=form.validated_data["pinned"])
+        return Response(EventSerializer(event).data)

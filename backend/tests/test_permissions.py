@@ -25,12 +25,17 @@ def evidence(incident: Any, owner: User) -> Any:
 
 def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, Any] | None]]:
     base = f"/api/incidents/{incident.pk}/"
+    opened = incident.events.order_by("id").first().pk
     return [
         ("get", base, None),
         ("patch", base, {"status": "mitigated"}),
         ("get", base + "checklist/", None),
         ("patch", base + "checklist/network/", {"verdict": "suspect", "rationale": "SYN retries"}),
         ("get", base + "timeline/", None),
+        ("get", base + f"timeline/{opened}/", None),
+        ("patch", base + f"timeline/{opened}/", {"pinned": True}),
+        ("get", base + "postmortem.md", None),
+        ("get", base + "postmortem.html", None),
         ("post", base + "notes/", {"text": "looking at the client capture"}),
         ("get", base + "findings/", None),
         ("get", base + "evidence/", None),
@@ -77,6 +82,7 @@ def test_it_answers_not_found_to_an_outsider_on_every_incident_endpoint(
     assert (evidence.host, evidence.role, evidence.taken_at) == (None, None, None)
     assert incident.status == "open"
     assert not incident.events.filter(kind="note").exists()
+    assert not incident.events.filter(pinned=True).exists()
     assert incident.evidence.count() == 1
 
 

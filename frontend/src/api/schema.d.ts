@@ -500,6 +500,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/postmortem.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same postmortem as a printable page: no script, every text escaped, a strict CSP. */
+        get: operations["incidents_postmortem.html_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/postmortem.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The postmortem as Markdown: summary, impact window, checklist with chains of evidence, key findings, pinned events, fixes. */
+        get: operations["incidents_postmortem.md_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/timeline/": {
         parameters: {
             query?: never;
@@ -515,6 +549,22 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/timeline/{event_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["incidents_timeline_event_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["incidents_timeline_event_pin"];
         trace?: never;
     };
     "/api/teams/": {
@@ -1180,6 +1230,8 @@ export interface components {
             readonly summary: string;
             /** @description Ids and values behind the event. */
             readonly data: unknown;
+            /** @description A person pinned it as key evidence. */
+            readonly pinned: boolean;
         };
         Evidence: {
             /** @description Evidence id. */
@@ -1420,6 +1472,8 @@ export interface components {
              *     * `member` - Member
              */
             readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
+            /** @description Each checklist step's verdict, in checklist order. */
+            readonly verdicts: components["schemas"]["StepVerdict"][];
         };
         IncidentCreateRequest: {
             /** @description Id of one of your teams. */
@@ -1672,6 +1726,10 @@ export interface components {
              *     * `resolved` - Resolved
              */
             status?: components["schemas"]["IncidentStatusEnum"];
+        };
+        PatchedPinRequest: {
+            /** @description True pins the event as key evidence, false unpins it. */
+            pinned?: boolean;
         };
         /** @description The reproducer and how to judge it: shared by jobs and schedules. */
         PatchedScheduleInputRequest: {
@@ -2407,6 +2465,26 @@ export interface components {
             hint: string;
             /** @description The files that would settle this step, from what the incident already holds (empty: none). */
             needs: string[];
+        };
+        StepVerdict: {
+            /**
+             * @description Checklist step.
+             *
+             *     * `neighbours` - Neighbours
+             *     * `network` - Network
+             *     * `application` - Application
+             *     * `kernel` - Kernel
+             */
+            layer: components["schemas"]["LayerEnum"];
+            /**
+             * @description The verdict a person gave it.
+             *
+             *     * `not_looked_at` - Not looked at
+             *     * `cleared` - Cleared
+             *     * `suspect` - Suspect
+             *     * `culprit` - Culprit
+             */
+            verdict: components["schemas"]["VerdictEnum"];
         };
         Suggestion: {
             /**
@@ -3803,6 +3881,48 @@ export interface operations {
             };
         };
     };
+    "incidents_postmortem.html_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "incidents_postmortem.md_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                };
+            };
+        };
+    };
     incidents_timeline_retrieve: {
         parameters: {
             query?: {
@@ -3825,6 +3945,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TimelinePage"];
+                };
+            };
+        };
+    };
+    incidents_timeline_event_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+        };
+    };
+    incidents_timeline_event_pin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPinRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedPinRequest"];
+                "multipart/form-data": components["schemas"]["PatchedPinRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
                 };
             };
         };

@@ -33,13 +33,15 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, {
+// One format everywhere, whatever the browser's locale: "25 Nov 2026, 10:04:31", 24-hour, in the reader's zone.
+const dateTime = new Intl.DateTimeFormat('en-GB', {
   year: 'numeric',
   month: 'short',
   day: '2-digit',
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** A timestamp in the reader's time zone; the raw ISO value goes in a `<time dateTime>`. */
@@ -47,6 +49,14 @@ export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
+}
+
+/** The same instant in UTC, for a tooltip: "2026-11-25 10:04:31 UTC". */
+export function formatUtc(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** The value a `<input type="datetime-local">` wants for a date, in local time, to the minute. */

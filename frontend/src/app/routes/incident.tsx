@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -15,8 +15,14 @@ import { EvidenceSection } from '@/features/evidence/components/evidence-section
 import { FindingList } from '@/features/findings/components/finding-list';
 import { incidentKeys, incidentQueryOptions } from '@/features/incidents/api/incidents-api';
 import { IncidentHeader } from '@/features/incidents/components/incident-header';
+import { PostmortemLinks } from '@/features/postmortem/components/postmortem-links';
 import { timelineKeys } from '@/features/timeline/api/timeline-api';
 import { Timeline } from '@/features/timeline/components/timeline';
+
+// Loaded when a latency finding is first shown: uPlot stays out of the incident page's first load.
+const LatencyHistogram = lazy(() =>
+  import('@/features/charts/components/latency-histogram').then((m) => ({ default: m.LatencyHistogram })),
+);
 
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
@@ -51,12 +57,25 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
   return (
     <div className="incident">
       <IncidentHeader incident={incident.data} />
+      <PostmortemLinks incidentId={incidentId} />
       <div className="incident__columns">
         <div className="incident__main">
           <EvidenceSection incidentId={incidentId} />
           <Checklist
             incidentId={incidentId}
-            renderFindings={(findings) => <FindingList findings={findings} incidentId={incidentId} />}
+            renderFindings={(findings) => (
+              <FindingList
+                findings={findings}
+                incidentId={incidentId}
+                renderChart={(f) =>
+                  f.kind === 'latency.timer_signature' ? (
+                    <Suspense fallback={<Loading label="Loading the chart…" />}>
+                      <LatencyHistogram data={f.data} />
+                    </Suspense>
+                  ) : null
+                }
+              />
+            )}
             renderStepActions={(layer) =>
               layer === 'kernel' &&
               canRunBisects && (

@@ -1,4 +1,4 @@
-import type { EventKind } from '@/api/types';
+import type { EventKind, Layer } from '@/api/types';
 
 export const EVENT_KIND_LABEL: Record<EventKind, string> = {
   incident_opened: 'opened',
@@ -16,4 +16,11 @@ export const EVENT_KIND_LABEL: Record<EventKind, string> = {
   bisect_failed: 'bisect failed',
   bisect_cancelled: 'bisect cancelled',
   bisect_scheduled: 'bisect schedule',
+};
+
+export const LAYER_LABEL: Record<Layer, string> = {
+  neighbours: 'Neighbours',
+  network: 'Network',
+  application: 'Application',
+  kernel: 'Kernel',
 };

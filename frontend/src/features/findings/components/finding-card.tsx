@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { type ReactNode, useId } from 'react';
 
 import { Badge } from '@/components/badge';
 import type { Finding } from '@/api/types';
@@ -12,7 +12,15 @@ import { FindingRefs } from './finding-refs';
  * One thing an analyzer said: severity, a one-line title, the explanation, the numbers behind it
  * (a table per known kind) and links to where it points.
  */
-export function FindingCard({ finding, incidentId }: { finding: Finding; incidentId: number }) {
+export function FindingCard({
+  finding,
+  incidentId,
+  chart,
+}: {
+  finding: Finding;
+  incidentId: number;
+  chart?: ReactNode;
+}) {
   const id = useId();
   const severity = severityOf(finding.severity);
   return (
@@ -27,6 +35,7 @@ export function FindingCard({ finding, incidentId }: { finding: Finding; inciden
         <h4 id={`${id}-title`}>{finding.title}</h4>
       </header>
       <p className="finding__explanation">{finding.explanation}</p>
+      {chart}
       <FindingData kind={finding.kind} data={finding.data} target={{ incidentId, evidenceId: finding.evidence }} />
       <FindingRefs incidentId={incidentId} refs={finding.refs} />
       <p className="finding__kind muted small mono">{finding.kind}</p>

@@ -1,3 +1,5 @@
+import type { ReactNode } from 'react';
+
 import type { Finding } from '@/api/types';
 
 import { FINDING_SEVERITY_RANK, severityOf } from '../labels';
@@ -8,10 +10,13 @@ export function FindingList({
   findings,
   incidentId,
   empty,
+  renderChart,
 }: {
   findings: Finding[];
   incidentId: number;
   empty?: string;
+  /** A chart for a finding, composed by the app (charts are another feature); null for none. */
+  renderChart?: (finding: Finding) => ReactNode;
 }) {
   if (findings.length === 0) return empty ? <p className="muted small">{empty}</p> : null;
   const sorted = [...findings].sort(
@@ -21,7 +26,7 @@ export function FindingList({
   return (
     <div className="findings">
       {sorted.map((f) => (
-        <FindingCard key={f.id} finding={f} incidentId={incidentId} />
+        <FindingCard key={f.id} finding={f} incidentId={incidentId} chart={renderChart?.(f)} />
       ))}
     </div>
   );

@@ -5,8 +5,9 @@ import { Link } from 'react-router-dom';
 import { Badge } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
+import { Time } from '@/components/time';
+import { VerdictStrip } from '@/components/verdict-strip';
 import type { IncidentStatus } from '@/api/types';
-import { formatDateTime } from '@/lib/format';
 
 import { incidentsQueryOptions } from '../api/incidents-api';
 import { STATUS_LABEL, STATUS_TONE, STATUSES } from '../labels';
@@ -60,6 +61,7 @@ export function IncidentList({ status, onStatusChange }: IncidentListProps) {
               <th scope="col">Incident</th>
               <th scope="col">Severity</th>
               <th scope="col">Status</th>
+              <th scope="col">Checklist</th>
               <th scope="col">Team</th>
               <th scope="col">Started</th>
               <th scope="col" className="num">
@@ -80,9 +82,12 @@ export function IncidentList({ status, onStatusChange }: IncidentListProps) {
                 <td>
                   <Badge tone={STATUS_TONE[incident.status]}>{STATUS_LABEL[incident.status]}</Badge>
                 </td>
+                <td>
+                  <VerdictStrip verdicts={incident.verdicts} />
+                </td>
                 <td>{incident.team.name}</td>
                 <td>
-                  <time dateTime={incident.started_at}>{formatDateTime(incident.started_at)}</time>
+                  <Time iso={incident.started_at} />
                 </td>
                 <td className="num">{incident.evidence_count}</td>
               </tr>

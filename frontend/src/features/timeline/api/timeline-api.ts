@@ -120,3 +120,43 @@ export function useAddNote(incidentId: number) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: timelineKeys.list(incidentId) }),
   });
 }
+
+/** One event by id, for a link to an event that is not among those loaded. */
+export const eventQueryOptions = (incidentId: number, eventId: number) =>
+  queryOptions({
+    queryKey: [...timelineKeys.list(incidentId), 'event', eventId] as const,
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/api/incidents/{incident_id}/timeline/{event_id}/', {
+          params: { path: { incident_id: incidentId, event_id: eventId } },
+          signal,
+        }),
+      ),
+  });
+
+/** Pins an event as key evidence (or unpins it); the loaded timeline shows the change at once. */
+export function usePinEvent(incidentId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ eventId, pinned }: { eventId: number; pinned: boolean }) =>
+      unwrap(
+        await api.PATCH('/api/incidents/{incident_id}/timeline/{event_id}/', {
+          params: { path: { incident_id: incidentId, event_id: eventId } },
+          body: { pinned },
+        }),
+      ),
+    onSuccess: (event: TimelineEvent) => {
+      queryClient.setQueryData<TimelineState>(timelineKeys.list(incidentId), (state) =>
+        state === undefined
+          ? state
+          : {
+              ...state,
+              chunks: state.chunks.map((chunk) => ({
+                ...chunk,
+                events: chunk.events.map((e) => (e.id === event.id ? event : e)),
+              })),
+            },
+      );
+    },
+  });
+}

@@ -1,29 +1,90 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useLocation } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
 import type { TimelineEvent } from '@/api/types';
-import { formatDateTime } from '@/lib/format';
 
-import { byTime, timelineEvents, timelineQueryOptions, useLoadEarlier } from '../api/timeline-api';
-import { EVENT_KIND_LABEL } from '../labels';
+import { byTime, eventQueryOptions, timelineEvents, timelineQueryOptions, useLoadEarlier } from '../api/timeline-api';
+import {
+  actorOf,
+  eventAnchor,
+  type EventGroup,
+  groupEvents,
+  groupTitle,
+  matches,
+  NO_FILTER,
+  type TimelineFilter,
+} from '../lib/group';
+import { EventItem } from './event-item';
 import { NoteForm } from './note-form';
+import { TimelineFilters } from './timeline-filters';
 
-const timeOfDay = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+function linkedEventId(hash: string): number | null {
+  const match = /^#event-(\d+)$/.exec(hash);
+  return match ? Number(match[1]) : null;
+}
 
-function EventItem({ event }: { event: TimelineEvent }) {
+function GroupItem({ incidentId, group }: { incidentId: number; group: EventGroup }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const first = group.events[0];
   return (
-    <li className={`event event--${event.kind}`}>
-      <div className="event__meta">
-        <time dateTime={event.created_at} title={formatDateTime(event.created_at)}>
-          {timeOfDay.format(new Date(event.created_at))}
-        </time>
-        <span className="event__actor">{event.actor ?? 'whodunnet'}</span>
-        <span className="event__kind">{EVENT_KIND_LABEL[event.kind]}</span>
-      </div>
-      <p className="event__summary">{event.summary}</p>
+    <li className={`event event--group${group.failed > 0 ? ' event--group-failed' : ''}`}>
+      <button
+        type="button"
+        className="event__group-toggle"
+        aria-expanded={open}
+        aria-controls={`${id}-events`}
+        onClick={() => {
+          setOpen((o) => !o);
+        }}
+      >
+        <span aria-hidden="true">{open ? '▾' : '▸'}</span> {groupTitle(group)}
+        {first && <span className="muted"> · {String(group.events.length)} events</span>}
+      </button>
+      {open && (
+        <ol className="events events--nested" id={`${id}-events`}>
+          {group.events.map((event) => (
+            <EventItem key={event.id} incidentId={incidentId} event={event} />
+          ))}
+        </ol>
+      )}
     </li>
+  );
+}
+
+/** The events people pinned as key evidence, above the log. */
+function KeyEvidence({ incidentId, events }: { incidentId: number; events: TimelineEvent[] }) {
+  const pinned = events.filter((e) => e.pinned);
+  if (pinned.length === 0) return null;
+  return (
+    <div className="timeline__pinned">
+      <h3>Key evidence</h3>
+      <ol className="events">
+        {pinned.map((event) => (
+          <EventItem key={event.id} incidentId={incidentId} event={event} copy />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** A linked event that is older than the loaded pages: fetched on its own and shown above the log. */
+function LinkedEvent({ incidentId, eventId }: { incidentId: number; eventId: number }) {
+  const linked = useQuery(eventQueryOptions(incidentId, eventId));
+  return (
+    <div className="timeline__pinned">
+      <h3>Linked event</h3>
+      {linked.isPending && <Loading label="Loading the linked event…" />}
+      {linked.isError && <ErrorMessage>Could not load the linked event: {linked.error.message}</ErrorMessage>}
+      {linked.data && (
+        <ol className="events">
+          <EventItem incidentId={incidentId} event={linked.data} highlighted copy />
+        </ol>
+      )}
+    </div>
   );
 }
 
@@ -43,6 +104,27 @@ export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
   const state = timeline.data;
   const events = useMemo(() => (state ? timelineEvents(state) : undefined), [state]);
   const earlier = state?.chunks[0]?.earlier ?? null;
+  const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
+  const linkedId = linkedEventId(useLocation().hash);
+  const linkedLoaded = linkedId !== null && events?.some((e) => e.id === linkedId) === true;
+  const actors = useMemo(() => [...new Set((events ?? []).map(actorOf))].sort(), [events]);
+  const items = useMemo(
+    () =>
+      groupEvents(
+        (events ?? []).filter((e) => matches(e, filter)),
+        (e) => e.pinned || e.id === linkedId,
+      ),
+    [events, filter, linkedId],
+  );
+
+  // A link to one event: bring it into view once it is there.
+  const scrollTo = linkedLoaded ? linkedId : null;
+  useEffect(() => {
+    if (scrollTo === null) return;
+    const target = document.getElementById(eventAnchor(scrollTo));
+    // jsdom (the component tests) has no scrollIntoView; browsers do.
+    if (target && 'scrollIntoView' in target) target.scrollIntoView({ block: 'center' });
+  }, [scrollTo]);
 
   useEffect(() => {
     const first = events?.[0];
@@ -70,6 +152,9 @@ export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
       <h2 id={`${id}-title`}>Timeline</h2>
       {timeline.isPending && <Loading label="Loading timeline…" />}
       {timeline.isError && <ErrorMessage>Could not load the timeline: {timeline.error.message}</ErrorMessage>}
+      {events && <TimelineFilters filter={filter} actors={actors} onChange={setFilter} />}
+      {events && <KeyEvidence incidentId={incidentId} events={events} />}
+      {linkedId !== null && events && !linkedLoaded && <LinkedEvent incidentId={incidentId} eventId={linkedId} />}
       {events && (
         <div className="timeline__log" role="log" aria-label="Timeline events" ref={listRef} tabIndex={0}>
           {earlier !== null && (
@@ -89,11 +174,22 @@ export function Timeline({ incidentId, onNewEvents }: TimelineProps) {
           )}
           {events.length === 0 ? (
             <p className="muted">Nothing yet.</p>
+          ) : items.length === 0 ? (
+            <p className="muted">No event matches these filters.</p>
           ) : (
             <ol className="events">
-              {events.map((event) => (
-                <EventItem key={event.id} event={event} />
-              ))}
+              {items.map((item) =>
+                item.type === 'group' ? (
+                  <GroupItem key={item.key} incidentId={incidentId} group={item} />
+                ) : (
+                  <EventItem
+                    key={item.event.id}
+                    incidentId={incidentId}
+                    event={item.event}
+                    highlighted={item.event.id === linkedId}
+                  />
+                ),
+              )}
             </ol>
           )}
         </div>

@@ -17,6 +17,7 @@ function event(id: number, overrides: Partial<TimelineEvent> = {}): TimelineEven
     created_at: '2024-05-01T10:00:00Z',
     summary: `event ${id}`,
     data: {},
+    pinned: false,
     ...overrides,
   };
 }
