@@ -132,6 +132,32 @@ class ConnectionPageSerializer(serializers.Serializer[Any]):
     results = ConnectionSerializer(many=True, help_text="This page of them.")
 
 
+class PacketRowSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(help_text="Packet number in the file (1-based, as Wireshark counts).")
+    time = serializers.FloatField(help_text="Seconds since the epoch.")
+    source = serializers.CharField()
+    destination = serializers.CharField()
+    flags = serializers.ListField(child=serializers.CharField())
+    seq = serializers.IntegerField(help_text="Sequence number relative to the sender's first.")
+    ack = serializers.IntegerField(allow_null=True, help_text="Acknowledgement relative to the peer's first.")
+    length = serializers.IntegerField(help_text="TCP payload bytes.")
+    window = serializers.IntegerField(allow_null=True, help_text="Advertised window as sent (not scaled).")
+    annotations = serializers.ListField(child=serializers.CharField())
+    from_client = serializers.BooleanField()
+
+
+class PacketPageSerializer(serializers.Serializer[Any]):
+    packets = PacketRowSerializer(many=True)
+    next_from = serializers.IntegerField(allow_null=True, help_text="Packet number the next page starts from.")
+    scanned = serializers.IntegerField(help_text="Packets read from the file for this page.")
+    error = serializers.CharField(allow_null=True)
+    first_packet = serializers.IntegerField()
+    last_packet = serializers.IntegerField()
+    client = serializers.CharField()
+    server = serializers.CharField()
+    indexed = serializers.BooleanField(help_text="The capture has a packet index (pages seek instead of scanning).")
+
+
 class TimeSequenceSerializer(serializers.Serializer[Any]):
     connection = serializers.IntegerField(help_text="Connection id.")
     sender = serializers.CharField(help_text="The side whose data is drawn: client or server.")

@@ -148,7 +148,12 @@ def analyze_capture(
     dups = duplicates_finding(index, summary, conns)
     if dups is not None:
         findings.insert(1, dups)
-    return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns,
+    return EvidenceResult(
+        path=str(path),
+        kind="capture",
+        summary=summary,
+        error=error,
+        connections=conns,
         packet_index=tuple(map(tuple, index_to_json(analysis.index))),
     ), findings
 

@@ -18,6 +18,7 @@ records as captured; for pcapng: rebuilt from the packet blocks).
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import struct
 from collections.abc import Iterator
@@ -35,7 +36,8 @@ from whodunnet.capture.constants import (
     SEG_RETRANSMISSION,
     SEG_SYN_RETRY,
 )
-from whodunnet.limits import DEFAULT_LIMITS, Limits
+from whodunnet.capture.source import open_capture
+from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 
 if TYPE_CHECKING:
     from whodunnet.capture.scanner import Scanner
@@ -216,10 +218,16 @@ def _scan_rows(
     from whodunnet.capture.scanner import Scanner
     from whodunnet.errors import MalformedInput
 
-    with open(path, "rb") as f:
-        start = _start(index, first)
-        header = _header(f) if start.offset else b""
-        scanner = Scanner(_Spliced(header, f, start.offset), max_caplen=limits.max_caplen)
+    start = _start(index, first)
+    with contextlib.ExitStack() as stack:
+        if start.offset:
+            f = stack.enter_context(open(path, "rb"))
+            stream: Any = _Spliced(_header(f), f, start.offset)
+        else:  # from the start: also a compressed capture
+            opened = open_capture(path, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
+            stack.callback(opened.close)
+            stream = opened.stream
+        scanner = Scanner(stream, max_caplen=limits.max_caplen)
         scanner.state = _trace_all()
         scanner._on_trace = lambda rows: on_rows(rows, start.frame)
         try:
