@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useId } from 'react';
+import { Link } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
@@ -13,6 +14,7 @@ import {
   formatMs,
   formatRate,
 } from '@/lib/format';
+import { packetsPath } from '@/lib/anchors';
 import { isRecord } from '@/lib/narrow';
 
 import { connectionQueryOptions, timeSequenceQueryOptions } from '../api/connections-api';
@@ -268,6 +270,11 @@ export function ConnectionDetailView(props: ConnectionDetailProps) {
       <h2 id={`${id}-title`}>
         Connection {c.conn_id}: <span className="mono">{c.client}</span> → <span className="mono">{c.server}</span>
       </h2>
+      <p>
+        <Link to={packetsPath(incidentId, evidenceId, connId, { time: props.highlight })}>
+          Show packets{props.highlight ? " in the finding's time range" : ''}
+        </Link>
+      </p>
       <KeyFacts connection={c} />
       <GraphSection {...props} />
     </article>
