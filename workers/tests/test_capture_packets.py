@@ -132,3 +132,20 @@ def test_the_pcap_export_holds_exactly_the_listed_packets(name: str, tmp_path: P
     assert [(round(float(t), 6), int(n)) for t, _, n in (x.split("\t") for x in listed)] == [
         (round(r.time, 6), r.length) for r in rows
     ]
+
+
+def test_a_connection_whose_syns_were_never_answered_shows_its_retries() -> None:
+    # tshark: stream 3 of this loopback capture is 4 SYNs (3 retransmitted), no SYN-ACK.
+    from whodunnet.capture.timeseq import time_sequence
+
+    path = CAPTURES / "loopback-scenarios.pcap"
+    index, conns = analysed(path)
+    c = conns[3]
+    assert (c.syn_count, c.synack_count, c.handshake_complete) == (4, 0, False)
+    assert "never answered" in c.window_scale_note and "not captured" not in c.window_scale_note
+    graph = time_sequence(path, 3)
+    assert graph.sender == "client" and len(graph.seg_time) == 4
+    assert graph.seg_retransmission == (False, True, True, True)
+    rows = every_page(path, index, c, limit=100)
+    assert_like_tshark(rows, tshark(path, 3))
+    assert [r.annotations for r in rows] == [(), ("SYN retry",), ("SYN retry",), ("SYN retry",)]
