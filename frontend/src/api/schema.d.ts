@@ -1115,6 +1115,8 @@ export interface components {
              * @description Initial RTT from the handshake.
              */
             readonly rtt_ms: number | null;
+            /** @description SYN-ACKs sent (more than 1: the server's retries). */
+            readonly synack_count: number;
         };
         ConnectionDetail: {
             /** @description Connection id (tshark's tcp.stream number). */
@@ -1156,6 +1158,8 @@ export interface components {
              * @description Initial RTT from the handshake.
              */
             readonly rtt_ms: number | null;
+            /** @description SYN-ACKs sent (more than 1: the server's retries). */
+            readonly synack_count: number;
             /** @description Every field of the engine's connection row. */
             readonly detail: unknown;
         };
