@@ -140,8 +140,8 @@ class ConnectionPageSerializer(serializers.Serializer[Any]):
 class PacketRowSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField(help_text="Packet number in the file (1-based, as Wireshark counts).")
     time = serializers.FloatField(help_text="Seconds since the epoch.")
-    source = serializers.CharField()
-    destination = serializers.CharField()
+    src = serializers.CharField(help_text="Sender ip:port.")
+    dst = serializers.CharField(help_text="Receiver ip:port.")
     flags = serializers.ListField(child=serializers.CharField())
     seq = serializers.IntegerField(help_text="Sequence number relative to the sender's first.")
     ack = serializers.IntegerField(allow_null=True, help_text="Acknowledgement relative to the peer's first.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import subprocess
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.contrib.auth.models import User
@@ -116,7 +116,7 @@ def test_it_lists_a_connections_packets_page_by_page_as_tshark_does(
     response = client.get(base + f"packets.pcap?time_from={t0}&time_to={t1}")
     assert response.status_code == 200
     out = tmp_path / "p.pcap"
-    out.write_bytes(b"".join(response.streaming_content))
+    out.write_bytes(b"".join(cast(Any, response).streaming_content))
     listed = subprocess.run(
         ["tshark", "-r", str(out), "-T", "fields", "-e", "frame.time_epoch", "-e", "tcp.len"],
         capture_output=True,

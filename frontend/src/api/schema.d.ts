@@ -1682,8 +1682,10 @@ export interface components {
              * @description Seconds since the epoch.
              */
             time: number;
-            source: string;
-            destination: string;
+            /** @description Sender ip:port. */
+            src: string;
+            /** @description Receiver ip:port. */
+            dst: string;
             flags: string[];
             /** @description Sequence number relative to the sender's first. */
             seq: number;

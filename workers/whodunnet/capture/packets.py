@@ -24,7 +24,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -82,8 +82,8 @@ class Endpoints:
 class PacketRow:
     number: int
     time: float
-    source: str
-    destination: str
+    src: str
+    dst: str
     flags: tuple[str, ...]
     seq: int
     ack: int | None
@@ -307,8 +307,8 @@ def read_page(
                 PacketRow(
                     number=int(frame[i]),
                     time=float(ts[i]),
-                    source=f"{_ip(int(shi[i]), int(slo[i]), v6)}:{int(sport[i])}",
-                    destination=f"{_ip(int(dhi[i]), int(dlo[i]), v6)}:{int(dport[i])}",
+                    src=f"{_ip(int(shi[i]), int(slo[i]), v6)}:{int(sport[i])}",
+                    dst=f"{_ip(int(dhi[i]), int(dlo[i]), v6)}:{int(dport[i])}",
                     flags=names,
                     seq=rel(int(r["seq"]), mine),
                     ack=rel(int(r["ack"]), peer) if has_ack else None,
@@ -348,7 +348,7 @@ def _records(f: BinaryIO, header: bytes, start: Checkpoint) -> Iterator[tuple[in
         yield frame, rec, data
 
 
-def write_pcap(path: str | Path, index: list[Checkpoint], numbers: list[int], out: BinaryIO) -> int:
+def write_pcap(path: str | Path, index: list[Checkpoint], numbers: list[int], out: IO[bytes]) -> int:
     """Write the packets numbered ``numbers`` (sorted) as a pcap file to ``out``; returns how many.
 
     A pcap input keeps its own header and records; a pcapng input's packet blocks are
@@ -373,7 +373,7 @@ def write_pcap(path: str | Path, index: list[Checkpoint], numbers: list[int], ou
         return _write_from_pcapng(f, header, index, numbers, out)
 
 
-def _write_from_pcapng(f: BinaryIO, header: bytes, index: list[Checkpoint], numbers: list[int], out: BinaryIO) -> int:
+def _write_from_pcapng(f: BinaryIO, header: bytes, index: list[Checkpoint], numbers: list[int], out: IO[bytes]) -> int:
     order = "<" if header[8:12] == b"\x4d\x3c\x2b\x1a" else ">"
     link, snap = 1, 262144
     pos = 0

@@ -13,8 +13,8 @@ function packet(number: number, extra: Record<string, unknown> = {}) {
   return {
     number,
     time: 1714557600 + number / 1000,
-    source: '10.0.0.1:40000',
-    destination: '10.0.0.2:80',
+    src: '10.0.0.1:40000',
+    dst: '10.0.0.2:80',
     flags: ['ACK'],
     seq: number * 100,
     ack: 1,
