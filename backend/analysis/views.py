@@ -326,29 +326,25 @@ class ConnectionPacketsPcapView(APIView):
 
     @extend_schema(parameters=_PACKET_PARAMS, responses={(200, "application/vnd.tcpdump.pcap"): OpenApiTypes.BINARY})
     def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> HttpResponseBase:
-        from whodunnet.capture.packets import MAX_PAGE, read_page, write_pcap
+        from whodunnet.capture.packets import MAX_EXPORT, read_page, write_pcap
 
         evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
         try:
             start, time_from, time_to, _ = _packet_query(request)
         except ValueError:
             return Response({"start": ["start, time_from and time_to are numbers."]}, status=400)
-        numbers: list[int] = []
-        nxt: int | None = start
-        while nxt is not None and len(numbers) < 200_000:
-            page = read_page(
-                evidence.path,
-                index,
-                conn,
-                first_packet=d["first_packet"],
-                last_packet=d["last_packet"],
-                start=nxt,
-                time_from=time_from,
-                time_to=time_to,
-                limit=MAX_PAGE,
-            )
-            numbers += [p.number for p in page.packets]
-            nxt = page.next_from
+        page = read_page(
+            evidence.path,
+            index,
+            conn,
+            first_packet=d["first_packet"],
+            last_packet=d["last_packet"],
+            start=start,
+            time_from=time_from,
+            time_to=time_to,
+            limit=MAX_EXPORT,
+        )
+        numbers = [p.number for p in page.packets]
         out = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - FileResponse closes it
         try:
             write_pcap(evidence.path, index, numbers, out)

@@ -42,8 +42,9 @@ from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
 if TYPE_CHECKING:
     from whodunnet.capture.scanner import Scanner
 
-#: Most packets in one page.
+#: Most packets in one page of the API (the pcap export asks for up to ``MAX_EXPORT`` at once).
 MAX_PAGE = 1000
+MAX_EXPORT = 200_000
 #: TCP flag bits, lowest first, as Wireshark names them.
 FLAG_NAMES = ("FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR", "AE")
 ANNOTATIONS = {
@@ -255,7 +256,7 @@ def read_page(
 ) -> PacketPage:
     """Up to ``limit`` packets of ``conn`` from packet number ``start`` (within the connection's
     ``first_packet``..``last_packet`` and the time range, both ends included)."""
-    limit = max(1, min(limit, MAX_PAGE))
+    limit = max(1, limit)
     start = max(start, first_packet)
     if start > last_packet:
         return PacketPage((), None, 0)
