@@ -30,7 +30,7 @@ test('a finding’s packets: listed, paged, downloaded as a pcap tshark reads', 
   const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'loopback-scenarios.pcap' }) });
   await card.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
 
-  // The zero-window finding points at connection 0: its packets, from the finding.
+  // The first capture finding that names a connection: its packets, opened from the keyboard.
   const show = page.getByRole('link', { name: 'Show packets' }).first();
   await show.waitFor({ timeout: 60_000 });
   await show.focus();
@@ -38,32 +38,35 @@ test('a finding’s packets: listed, paged, downloaded as a pcap tshark reads', 
   await page.getByRole('heading', { name: /Packets of connection \d+:/ }).waitFor();
   const table = page.locator('table.packets__table');
   await table.waitFor({ timeout: 30_000 });
-  const rows = await table.locator('tbody tr').count();
-  assert.ok(rows > 0, 'the first page lists packets');
+  const listed = await table.locator('tbody tr td:first-child').allTextContents();
+  assert.ok(listed.length > 0, 'the finding’s page lists packets');
   await screenshot(page, '30-packet-list');
 
-  const next = page.getByRole('button', { name: /Next 100/ });
-  if (await next.isEnabled()) {
-    const before = await table.locator('tbody tr td').first().textContent();
-    await next.click();
-    await page.getByText(/^Page 2/).waitFor();
-    assert.notEqual(await table.locator('tbody tr td').first().textContent(), before);
-    await page.getByRole('button', { name: /Previous/ }).click();
-    await page.getByText(/^Page 1/).waitFor();
-  }
-  const listed = await table.locator('tbody tr td:first-child').allTextContents();
-
+  // "Download these packets": a pcap tshark opens, with the packets the list shows (one page here).
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('link', { name: 'Download these packets (pcap)' }).click(),
   ]);
   const saved = join(ARTIFACTS, 'packets.pcap');
   await download.saveAs(saved);
-  const frames = execFileSync('tshark', ['-r', saved, '-T', 'fields', '-e', 'frame.number'], { encoding: 'utf8' })
+  const frames = execFileSync('tshark', ['-r', saved, '-T', 'fields', '-e', 'frame.time_epoch'], { encoding: 'utf8' })
     .trim()
     .split('\n');
-  // The pcap holds the whole range the list pages through; its first page is the page shown.
-  assert.ok(frames.length >= listed.length, `${frames.length} packets in the pcap, ${listed.length} listed`);
+  assert.equal(frames.length, listed.length, `${frames.length} packets in the pcap, ${listed.length} listed`);
+
+  // A connection of 256 packets: pages of 100, forward and back.
+  await page.goto(page.url().replace(/connections\/\d+\/packets.*$/, 'connections/0/packets'));
+  await page.getByText(/^Page 1: packets 1–/).waitFor({ timeout: 30_000 });
+  const first = await table.locator('tbody tr td').first().textContent();
+  await page.getByRole('button', { name: /Next 100/ }).click();
+  await page.getByText(/^Page 2: packets/).waitFor();
+  assert.notEqual(await table.locator('tbody tr td').first().textContent(), first);
+  await page.getByRole('button', { name: /Next 100/ }).click();
+  await page.getByText(/^Page 3: packets/).waitFor();
+  assert.ok(await page.getByRole('button', { name: /Next 100/ }).isDisabled(), 'the last page has no next');
+  await screenshot(page, '33-packet-list-page-3');
+  await page.getByRole('button', { name: /Previous/ }).click();
+  await page.getByText(/^Page 2: packets/).waitFor();
 
   // A connection whose SYNs were never answered: retries counted, drawn, and its packets marked.
   await page.goto(page.url().replace(/connections\/\d+\/packets.*$/, 'connections/3'));

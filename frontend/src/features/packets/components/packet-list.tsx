@@ -68,6 +68,7 @@ export function PacketList({ incidentId, evidenceId, connId, start = 1, timeRang
         <span className="small" aria-live="polite">
           Page {pageNumber}
           {packets.length > 0 &&
+            !page.isPlaceholderData &&
             `: packets ${formatCount(packets[0]?.number ?? 0)}–${formatCount(packets[packets.length - 1]?.number ?? 0)}`}
           {page.isFetching && ' (reading…)'}
         </span>
