@@ -134,7 +134,7 @@ export function PacketList({ incidentId, evidenceId, connId, start = 1, timeRang
                     <td className="mono">{p.flags.join(' ')}</td>
                     <td className="num mono">{p.seq}</td>
                     <td className="num mono">{p.ack ?? '—'}</td>
-                    <td className="num mono">{p.length} B</td>
+                    <td className="num mono">{formatCount(p.length)} B</td>
                     <td className="num mono">{p.window === null ? '—' : formatCount(p.window)}</td>
                     <td>
                       {p.annotations.map((a) => (
