@@ -43,6 +43,9 @@ class AnalysisRun(models.Model):
     resend_after = models.DateTimeField(null=True, blank=True)
     engine_version = models.CharField(max_length=20, blank=True)
     summary = models.JSONField(null=True, blank=True)
+    # A capture's packet index ([byte offset, packet number, time] per checkpoint): the packet
+    # list seeks with it instead of reading the file from the start.
+    packet_index = models.JSONField(default=list, blank=True)
     # Where the engine says the file comes from ({"host", "role", "taken_at", "source"}: whodunnet.model.Provenance
     # as JSON), read from the content and the file name; a person's values on the evidence win over it.
     provenance = models.JSONField(null=True, blank=True)

@@ -114,10 +114,15 @@ class ConnectionSerializer(serializers.ModelSerializer[CaptureConnection]):
     zero_windows = serializers.IntegerField(read_only=True, help_text="Zero-window advertisements, both ways.")
     has_rst = serializers.BooleanField(read_only=True, help_text="A RST was seen.")
     rtt_ms = serializers.FloatField(read_only=True, allow_null=True, help_text="Initial RTT from the handshake.")
+    synack_count = serializers.SerializerMethodField(help_text="SYN-ACKs sent (more than 1: the server's retries).")
 
     class Meta:
         model = CaptureConnection
-        fields = list(CONNECTION_COLUMNS)
+        fields = [*CONNECTION_COLUMNS, "synack_count"]
+
+    def get_synack_count(self, row: CaptureConnection) -> int:
+        detail = row.detail if isinstance(row.detail, dict) else {}
+        return int(detail.get("synack_count") or 0)
 
 
 class ConnectionDetailSerializer(ConnectionSerializer):
@@ -130,6 +135,32 @@ class ConnectionDetailSerializer(ConnectionSerializer):
 class ConnectionPageSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField(help_text="Connections matching the filters.")
     results = ConnectionSerializer(many=True, help_text="This page of them.")
+
+
+class PacketRowSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(help_text="Packet number in the file (1-based, as Wireshark counts).")
+    time = serializers.FloatField(help_text="Seconds since the epoch.")
+    src = serializers.CharField(help_text="Sender ip:port.")
+    dst = serializers.CharField(help_text="Receiver ip:port.")
+    flags = serializers.ListField(child=serializers.CharField())
+    seq = serializers.IntegerField(help_text="Sequence number relative to the sender's first.")
+    ack = serializers.IntegerField(allow_null=True, help_text="Acknowledgement relative to the peer's first.")
+    length = serializers.IntegerField(help_text="TCP payload bytes.")
+    window = serializers.IntegerField(allow_null=True, help_text="Advertised window as sent (not scaled).")
+    annotations = serializers.ListField(child=serializers.CharField())
+    from_client = serializers.BooleanField()
+
+
+class PacketPageSerializer(serializers.Serializer[Any]):
+    packets = PacketRowSerializer(many=True)
+    next_from = serializers.IntegerField(allow_null=True, help_text="Packet number the next page starts from.")
+    scanned = serializers.IntegerField(help_text="Packets read from the file for this page.")
+    error = serializers.CharField(allow_null=True)
+    first_packet = serializers.IntegerField()
+    last_packet = serializers.IntegerField()
+    client = serializers.CharField()
+    server = serializers.CharField()
+    indexed = serializers.BooleanField(help_text="The capture has a packet index (pages seek instead of scanning).")
 
 
 class TimeSequenceSerializer(serializers.Serializer[Any]):

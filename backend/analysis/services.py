@@ -140,6 +140,7 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
         locked.finished_at = timezone.now()
         locked.engine_version = result.engine_version
         locked.summary = dict(evidence_result.summary)
+        locked.packet_index = [list(c) for c in evidence_result.packet_index]
         # Inferred again from the name the person uploaded it under (the engine saw the server-made name).
         locked.provenance = infer(evidence.filename, evidence_result.kind, evidence_result.summary).to_json()
         locked.error = error.message if error else ""

@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from typing import Any
 
 from django.db.models import Q
-from django.http import Http404
+from django.http import FileResponse, Http404, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -28,6 +30,7 @@ from analysis.serializers import (
     ConnectionSerializer,
     EvidenceSerializer,
     FindingSerializer,
+    PacketPageSerializer,
     TimeSequenceSerializer,
 )
 from evidence import blobs, uploads
@@ -149,7 +152,7 @@ FLAGS = {
     "retransmissions": Q(retrans_c2s__gt=0) | Q(retrans_s2c__gt=0),
     "rst": Q(has_rst=True),
     "zero_window": Q(zero_windows__gt=0),
-    "syn_retries": Q(syn_count__gt=1),
+    "syn_retries": Q(syn_count__gt=1) | Q(detail__synack_count__gt=1),
 }
 ORDERINGS = {
     "conn_id", "first_time", "duration", "packets_c2s", "packets_s2c", "bytes_c2s", "bytes_s2c",
@@ -238,6 +241,121 @@ class TimeSequenceView(APIView):
         with blobs.store().open(evidence.storage_name) as stored:  # read as a stream, never copied
             series = time_sequence(stored, conn_id, max_points=max_points, sender=sender)  # type: ignore[arg-type]
         return Response(TimeSequenceSerializer(dataclasses.asdict(series)).data)
+
+
+_PACKET_PARAMS = [
+    OpenApiParameter("start", OpenApiTypes.INT, required=False, description="First packet number wanted."),
+    OpenApiParameter("time_from", OpenApiTypes.DOUBLE, required=False, description="Seconds since the epoch."),
+    OpenApiParameter("time_to", OpenApiTypes.DOUBLE, required=False, description="Seconds since the epoch."),
+]
+
+
+def _packet_query(request: Request) -> tuple[int, float | None, float | None, int]:
+    """start, time range and page size from the query (ValueError when one is not a number)."""
+    q = request.query_params
+
+    def number(name: str) -> float | None:
+        return float(q[name]) if q.get(name) not in (None, "") else None
+
+    start = int(q.get("start", "1"))
+    limit = min(max(int(q.get("limit", "100")), 1), 1000)
+    return start, number("time_from"), number("time_to"), limit
+
+
+def _packet_target(request: Request, incident_id: int, evidence_id: int, conn_id: int) -> tuple[Any, ...]:
+    from whodunnet.capture.packets import Endpoints, index_from_json
+
+    evidence = _evidence(request, incident_id, evidence_id)
+    run = _latest_done_run(evidence)
+    row = CaptureConnection.objects.filter(run=run, conn_id=conn_id).first()
+    if run is None or row is None:
+        raise Http404("No such connection.")
+    d = row.detail
+    conn = Endpoints(
+        d["client_ip"],
+        d["client_port"],
+        d["server_ip"],
+        d["server_port"],
+        d["c2s"].get("base_seq", -1),
+        d["s2c"].get("base_seq", -1),
+    )
+    return evidence, index_from_json(run.packet_index), conn, d
+
+
+class ConnectionPacketsView(APIView):
+    """One connection's packets, a page at a time, read from the capture (a seek + a short scan)."""
+
+    @extend_schema(
+        parameters=[
+            *_PACKET_PARAMS,
+            OpenApiParameter("limit", OpenApiTypes.INT, required=False, description="At most 1,000."),
+        ],
+        responses={200: PacketPageSerializer},
+    )
+    def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> Response:
+        from whodunnet.capture.packets import read_page
+
+        evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
+        try:
+            start, time_from, time_to, limit = _packet_query(request)
+        except ValueError:
+            return Response({"start": ["start, time_from, time_to and limit are numbers."]}, status=400)
+        page = read_page(
+            evidence.path,
+            index,
+            conn,
+            first_packet=d["first_packet"],
+            last_packet=d["last_packet"],
+            start=start,
+            time_from=time_from,
+            time_to=time_to,
+            limit=limit,
+        )
+        body = dataclasses.asdict(page)
+        body.update(
+            first_packet=d["first_packet"],
+            last_packet=d["last_packet"],
+            indexed=len(index) > 1,
+            client=f"{conn.client_ip}:{conn.client_port}",
+            server=f"{conn.server_ip}:{conn.server_port}",
+        )
+        return Response(PacketPageSerializer(body).data)
+
+
+class ConnectionPacketsPcapView(APIView):
+    """The same packets (every page of the range) as a pcap file, streamed."""
+
+    @extend_schema(parameters=_PACKET_PARAMS, responses={(200, "application/vnd.tcpdump.pcap"): OpenApiTypes.BINARY})
+    def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> HttpResponseBase:
+        from whodunnet.capture.packets import MAX_EXPORT, read_page, write_pcap
+
+        evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
+        try:
+            start, time_from, time_to, _ = _packet_query(request)
+        except ValueError:
+            return Response({"start": ["start, time_from and time_to are numbers."]}, status=400)
+        page = read_page(
+            evidence.path,
+            index,
+            conn,
+            first_packet=d["first_packet"],
+            last_packet=d["last_packet"],
+            start=start,
+            time_from=time_from,
+            time_to=time_to,
+            limit=MAX_EXPORT,
+        )
+        numbers = [p.number for p in page.packets]
+        out = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - FileResponse closes it
+        try:
+            write_pcap(evidence.path, index, numbers, out)
+        except ValueError:
+            return Response({"detail": "This capture is compressed: download the whole file instead."}, status=409)
+        out.seek(0)
+        name = f"connection-{conn_id}-packets-{numbers[0] if numbers else 0}-{numbers[-1] if numbers else 0}.pcap"
+        response = FileResponse(out, as_attachment=True, filename=name, content_type="application/vnd.tcpdump.pcap")
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
 
 
 class FindingListView(APIView):

@@ -66,6 +66,14 @@ urlpatterns = [
         incident + "evidence/<int:evidence_id>/connections/<int:conn_id>/time-sequence/",
         analysis.TimeSequenceView.as_view(),
     ),
+    path(
+        incident + "evidence/<int:evidence_id>/connections/<int:conn_id>/packets/",
+        analysis.ConnectionPacketsView.as_view(),
+    ),
+    path(
+        incident + "evidence/<int:evidence_id>/connections/<int:conn_id>/packets.pcap",
+        analysis.ConnectionPacketsPcapView.as_view(),
+    ),
     path("api/bisects/kernel-tags/", bisects.KernelTagView.as_view()),
     path(incident + "bisects/", bisects.BisectListView.as_view()),
     path(incident + "bisects/<int:bisect_id>/", bisects.BisectDetailView.as_view()),

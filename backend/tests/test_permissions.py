@@ -45,6 +45,8 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("get", base + f"evidence/{evidence.pk}/connections/", None),
         ("get", base + f"evidence/{evidence.pk}/connections/0/", None),
         ("get", base + f"evidence/{evidence.pk}/connections/0/time-sequence/", None),
+        ("get", base + f"evidence/{evidence.pk}/connections/0/packets/", None),
+        ("get", base + f"evidence/{evidence.pk}/connections/0/packets.pcap", None),
         ("patch", base + f"evidence/{evidence.pk}/", {"kind": "capture"}),
         ("patch", base + f"evidence/{evidence.pk}/", {"bbr": {"min_bytes": 1000}}),
         ("patch", base + f"evidence/{evidence.pk}/", {"link_limits_bps": {"eth0": 1e10}}),

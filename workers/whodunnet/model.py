@@ -112,6 +112,8 @@ class EvidenceResult:
     #: The host, its role and the snapshot time (``engine.analyze`` fills it from the
     #: content, the file name and what a person gave).
     provenance: Provenance = Provenance()
+    #: A capture's packet index (``capture.packets.Checkpoint`` as (offset, packet, time)).
+    packet_index: tuple[tuple[float, ...], ...] = ()
 
     @property
     def name(self) -> str:

@@ -346,6 +346,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/packets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One connection's packets, a page at a time, read from the capture (a seek + a short scan). */
+        get: operations["incidents_evidence_connections_packets_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/packets.pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same packets (every page of the range) as a pcap file, streamed. */
+        get: operations["incidents_evidence_connections_packets.pcap_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/time-sequence/": {
         parameters: {
             query?: never;
@@ -1131,6 +1165,8 @@ export interface components {
              * @description Initial RTT from the handshake.
              */
             readonly rtt_ms: number | null;
+            /** @description SYN-ACKs sent (more than 1: the server's retries). */
+            readonly synack_count: number;
         };
         ConnectionDetail: {
             /** @description Connection id (tshark's tcp.stream number). */
@@ -1172,6 +1208,8 @@ export interface components {
              * @description Initial RTT from the handshake.
              */
             readonly rtt_ms: number | null;
+            /** @description SYN-ACKs sent (more than 1: the server's retries). */
+            readonly synack_count: number;
             /** @description Every field of the engine's connection row. */
             readonly detail: unknown;
         };
@@ -1676,6 +1714,44 @@ export interface components {
          * @enum {string}
          */
         OrderedByEnum: "time" | "file name" | "counters" | "upload order";
+        PacketPage: {
+            packets: components["schemas"]["PacketRow"][];
+            /** @description Packet number the next page starts from. */
+            next_from: number | null;
+            /** @description Packets read from the file for this page. */
+            scanned: number;
+            error: string | null;
+            first_packet: number;
+            last_packet: number;
+            client: string;
+            server: string;
+            /** @description The capture has a packet index (pages seek instead of scanning). */
+            indexed: boolean;
+        };
+        PacketRow: {
+            /** @description Packet number in the file (1-based, as Wireshark counts). */
+            number: number;
+            /**
+             * Format: double
+             * @description Seconds since the epoch.
+             */
+            time: number;
+            /** @description Sender ip:port. */
+            src: string;
+            /** @description Receiver ip:port. */
+            dst: string;
+            flags: string[];
+            /** @description Sequence number relative to the sender's first. */
+            seq: number;
+            /** @description Acknowledgement relative to the peer's first. */
+            ack: number | null;
+            /** @description TCP payload bytes. */
+            length: number;
+            /** @description Advertised window as sent (not scaled). */
+            window: number | null;
+            annotations: string[];
+            from_client: boolean;
+        };
         /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
         PatchedEvidenceUpdateRequest: {
             /** @description The kind to read the file as, when detection from the content got it wrong: one of the kinds /api/evidence-kinds/ lists. */
@@ -3284,6 +3360,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionDetail"];
+                };
+            };
+        };
+    };
+    incidents_evidence_connections_packets_retrieve: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000. */
+                limit?: number;
+                /** @description First packet number wanted. */
+                start?: number;
+                /** @description Seconds since the epoch. */
+                time_from?: number;
+                /** @description Seconds since the epoch. */
+                time_to?: number;
+            };
+            header?: never;
+            path: {
+                conn_id: number;
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PacketPage"];
+                };
+            };
+        };
+    };
+    "incidents_evidence_connections_packets.pcap_retrieve": {
+        parameters: {
+            query?: {
+                /** @description First packet number wanted. */
+                start?: number;
+                /** @description Seconds since the epoch. */
+                time_from?: number;
+                /** @description Seconds since the epoch. */
+                time_to?: number;
+            };
+            header?: never;
+            path: {
+                conn_id: number;
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
                 };
             };
         };

@@ -5,7 +5,7 @@ import { NotFound } from '@/components/not-found';
 import { AppLayout } from './layout';
 import { ApiTokenRoute } from './routes/api-token';
 import { BisectRoute } from './routes/bisect';
-import { ConnectionRoute, ConnectionsRoute } from './routes/connections';
+import { ConnectionRoute, ConnectionsRoute, PacketsRoute } from './routes/connections';
 import { IncidentRoute } from './routes/incident';
 import { IncidentsRoute } from './routes/incidents';
 import { NewIncidentRoute } from './routes/new-incident';
@@ -25,6 +25,10 @@ export function AppRoutes() {
           <Route path="/incidents/:incidentId/bisects/:bisectId" element={<BisectRoute />} />
           <Route path="/incidents/:incidentId/evidence/:evidenceId/connections" element={<ConnectionsRoute />} />
           <Route path="/incidents/:incidentId/evidence/:evidenceId/connections/:connId" element={<ConnectionRoute />} />
+          <Route
+            path="/incidents/:incidentId/evidence/:evidenceId/connections/:connId/packets"
+            element={<PacketsRoute />}
+          />
           <Route path="/api-token" element={<ApiTokenRoute />} />
           <Route path="*" element={<NotFound />} />
         </Route>

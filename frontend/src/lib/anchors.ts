@@ -23,3 +23,21 @@ export function connectionPath(
   const path = `/incidents/${incidentId}/evidence/${evidenceId}/connections/${String(connId)}`;
   return time ? `${path}?${new URLSearchParams({ from: String(time[0]), to: String(time[1]) }).toString()}` : path;
 }
+
+/** The packet list of a capture's connection, from packet `start` and/or within a time range (epoch seconds). */
+export function packetsPath(
+  incidentId: number,
+  evidenceId: number,
+  connId: number | string,
+  options: { start?: number | undefined; time?: readonly [number, number] | undefined } = {},
+): string {
+  const path = `/incidents/${incidentId}/evidence/${evidenceId}/connections/${String(connId)}/packets`;
+  const query = new URLSearchParams();
+  if (options.start !== undefined) query.set('start', String(options.start));
+  if (options.time) {
+    query.set('from', String(options.time[0]));
+    query.set('to', String(options.time[1]));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}

@@ -161,6 +161,7 @@ export function makeConnection(overrides: Partial<Connection> = {}): Connection 
     retrans_c2s: 0,
     retrans_s2c: 2,
     syn_count: 1,
+    synack_count: 1,
     zero_windows: 49,
     has_rst: true,
     rtt_ms: 0.025,

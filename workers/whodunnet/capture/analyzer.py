@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from whodunnet.capture.connections import Connection, build_table
 from whodunnet.capture.fields import Scan
 from whodunnet.capture.findings import capture_facts, tcp_findings
+from whodunnet.capture.packets import Checkpoint, IndexRecorder, index_to_json
 from whodunnet.capture.source import open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits
@@ -51,17 +52,21 @@ class CaptureAnalysis:
         self.compressed = False
         #: Bytes the gzip decompressor produced (or plain bytes read); never past the limit + 1.
         self.decompressed_bytes = 0
+        #: The packet index (``packets.Checkpoint`` rows; empty for a compressed capture).
+        self.index: list[Checkpoint] = []
 
     def run(self, source: str | Path | BinaryIO) -> Summary:
         from whodunnet.capture.scanner import Scanner
 
         opened = open_capture(source, max_input_bytes=self.limits.max_input_bytes, guard=InflateGuard(self.limits))
         self.compressed = opened.compressed
-        on_chunk = None
-        if self.on_progress is not None:
-            report = self.on_progress
+        report = self.on_progress
+        recorder = IndexRecorder()
 
-            def on_chunk() -> None:
+        def on_chunk() -> None:
+            if not opened.compressed:
+                recorder.record()
+            if report is not None:
                 report(opened.fraction())
 
         scanner = Scanner(
@@ -71,6 +76,8 @@ class CaptureAnalysis:
             on_chunk=on_chunk,
         )
         self.state = scanner.state
+        recorder.scanner = scanner
+        self.index = recorder.checkpoints
         try:
             scanner.run()
         except MalformedInput as exc:
@@ -141,7 +148,14 @@ def analyze_capture(
     dups = duplicates_finding(index, summary, conns)
     if dups is not None:
         findings.insert(1, dups)
-    return EvidenceResult(path=str(path), kind="capture", summary=summary, error=error, connections=conns), findings
+    return EvidenceResult(
+        path=str(path),
+        kind="capture",
+        summary=summary,
+        error=error,
+        connections=conns,
+        packet_index=tuple(map(tuple, index_to_json(analysis.index))),
+    ), findings
 
 
 def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:

@@ -326,7 +326,11 @@ def _first_of(client_ts: float, server_ts: float) -> tuple[float | None, Role | 
     return None, None
 
 
-def _scale_note(scaled: bool, client_scale: int, server_scale: int) -> str:
+def _scale_note(scaled: bool, client_scale: int, server_scale: int, syns: int = 0, synacks: int = 0) -> str:
+    if not scaled and syns and not synacks:
+        return "no window scale agreed: the SYN was never answered in the capture, windows are raw (unscaled) values"
+    if not scaled and synacks and not syns:
+        return "window scale unknown: the client's SYN was not captured, windows are raw (unscaled) values"
     if not scaled:
         return "window scale unknown: the handshake was not captured, windows are raw (unscaled) values"
     if client_scale or server_scale:
@@ -388,7 +392,7 @@ def build_table(conns: Any, sides: Any, quantiles: Any) -> tuple[Connection, ...
                 synack_times=synacks[i],
                 handshake_complete=hs_ack[i] >= 0,
                 initial_rtt=_initial_rtt(hs_ack[i], syns[i], synacks[i]),
-                window_scale_note=_scale_note(scaled, scale[i][ci], scale[i][1 - ci]),
+                window_scale_note=_scale_note(scaled, scale[i][ci], scale[i][1 - ci], syn_counts[i], synack_counts[i]),
                 ecn_setup_syn=any(e.ecn for e in syns[i]),
                 ecn_setup_synack=any(e.ecn for e in synacks[i]),
                 first_fin_by=first_fin[1],

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from whodunnet.capture.connections import client_sides
-from whodunnet.capture.constants import NO_ACK, SEG_RESET, SEG_RETRANSMISSION
+from whodunnet.capture.constants import NO_ACK, SEG_RESET, SEG_RETRANSMISSION, SEG_SYN_RETRY
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 
 Sender = Literal["auto", "client", "server"]
@@ -127,7 +127,8 @@ def time_sequence(
         time = ts - t0[0]
         for d in (0, 1):
             data = (side == d) & (seglen > 0) & (kind != SEG_RESET)
-            segs[d].add(time[data], seq[data], seglen[data], kind[data] == SEG_RETRANSMISSION)
+            resent = (kind[data] == SEG_RETRANSMISSION) | (kind[data] == SEG_SYN_RETRY)
+            segs[d].add(time[data], seq[data], seglen[data], resent)
             acked = (side == d) & (ack != NO_ACK)
             if acked.any():
                 window = np.maximum(win[acked].astype(np.int64), 0)
@@ -145,7 +146,9 @@ def time_sequence(
         sides = state.sides[2 * connection_id : 2 * connection_id + 2]
         client = int(client_sides(conn, sides)[0][0])
         by_role = client if sender == "client" else 1 - client
-        d = (0 if sides.payload[0] >= sides.payload[1] else 1) if sender == "auto" else by_role
+        # Without payload either way (a failed handshake), the side that sent more: its SYN retries.
+        more = (int(sides.payload[0]), int(sides.pkts[0])) >= (int(sides.payload[1]), int(sides.pkts[1]))
+        d = (0 if more else 1) if sender == "auto" else by_role
         # Windows are scaled only when both SYN and SYN-ACK offered a scale (RFC 7323).
         scale = int(conn.scale[0][1 - d]) if conn.scale_known[0] else None
         base = max(int(sides.seq_base[d]), 0)

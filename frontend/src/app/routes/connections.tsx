@@ -8,6 +8,8 @@ import { ConnectionDetailView } from '@/features/connections/components/connecti
 import { ConnectionsTable } from '@/features/connections/components/connections-table';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
 import { incidentQueryOptions } from '@/features/incidents/api/incidents-api';
+import { PacketList } from '@/features/packets/components/packet-list';
+import { connectionPath } from '@/lib/anchors';
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
@@ -93,6 +95,44 @@ export function ConnectionRoute() {
           else next.set('sender', value);
           setSearch(next, { replace: true });
         }}
+      />
+    </div>
+  );
+}
+
+/**
+ * `/incidents/:incidentId/evidence/:evidenceId/connections/:connId/packets?start=&from=&to=`: the packet list of one
+ * connection, from packet `start`, within `from`–`to` (epoch seconds) when a finding gives a time range.
+ */
+export function PacketsRoute() {
+  const params = useParams();
+  const [search] = useSearchParams();
+  const incidentId = positiveInt(params.incidentId);
+  const evidenceId = positiveInt(params.evidenceId);
+  const connId = naturalInt(params.connId);
+  if (incidentId === undefined || evidenceId === undefined || connId === undefined) {
+    return <NotFound what="Connection" />;
+  }
+  const from = Number(search.get('from'));
+  const to = Number(search.get('to'));
+  const timeRange =
+    search.has('from') && search.has('to') && Number.isFinite(from) && Number.isFinite(to) && to >= from
+      ? ([from, to] as const)
+      : undefined;
+  const start = positiveInt(search.get('start') ?? undefined);
+  return (
+    <div className="packets-page">
+      <Breadcrumb incidentId={incidentId} evidenceId={evidenceId} connId={connId} />
+      <p className="small">
+        <Link to={connectionPath(incidentId, evidenceId, connId, timeRange)}>← Connection {connId}</Link>
+      </p>
+      <PacketList
+        key={`${evidenceId}-${connId}-${search.toString()}`}
+        incidentId={incidentId}
+        evidenceId={evidenceId}
+        connId={connId}
+        start={start}
+        timeRange={timeRange}
       />
     </div>
   );

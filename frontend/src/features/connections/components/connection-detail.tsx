@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useId } from 'react';
+import { Link } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
@@ -13,6 +14,7 @@ import {
   formatMs,
   formatRate,
 } from '@/lib/format';
+import { packetsPath } from '@/lib/anchors';
 import { isRecord } from '@/lib/narrow';
 
 import { connectionQueryOptions, timeSequenceQueryOptions } from '../api/connections-api';
@@ -43,14 +45,14 @@ const seconds = (v: number) => formatMs(v * 1000);
 const yesNo = (v: boolean) => (v ? 'yes' : 'no');
 
 /** One line per fact, the same label for both directions. */
-const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined) => string }[] = [
+const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined, handshakeRetries: number) => string }[] = [
   { label: 'Packets', cell: (d) => opt(num(d, 'packets'), formatCount) },
   { label: 'Payload', cell: (d) => opt(num(d, 'payload_bytes'), formatBytes) },
   { label: 'Throughput', cell: (d) => opt(num(d, 'throughput'), formatRate) },
   {
-    label: 'Retransmissions (RTO / fast)',
-    cell: (d) =>
-      `${opt(num(d, 'retransmissions'), formatCount)} (${opt(num(d, 'rto_retransmissions'), formatCount)} / ${opt(num(d, 'fast_retransmissions'), formatCount)})`,
+    label: 'Retransmissions (RTO / fast / SYN or SYN-ACK retries)',
+    cell: (d, retries) =>
+      `${formatCount((num(d, 'retransmissions') ?? 0) + retries)} (${opt(num(d, 'rto_retransmissions'), formatCount)} / ${opt(num(d, 'fast_retransmissions'), formatCount)} / ${formatCount(retries)})`,
   },
   { label: 'Retransmitted', cell: (d) => opt(num(d, 'retransmitted_bytes'), formatBytes) },
   { label: 'Silence before RTOs', cell: (d) => opt(num(d, 'rto_wait'), formatDuration) },
@@ -77,7 +79,7 @@ const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined) => string }[] 
   },
   { label: 'Max bytes in flight', cell: (d) => opt(num(d, 'max_in_flight'), formatExactBytes) },
   {
-    label: 'RTT (min / median / p99)',
+    label: 'RTT seen at the capture point, data to its ACK (min / median / p99)',
     cell: (d) =>
       `${opt(num(d, 'rtt_min'), seconds)} / ${opt(num(d, 'rtt_median'), seconds)} / ${opt(num(d, 'rtt_p99'), seconds)} (${opt(num(d, 'rtt_samples'), formatCount)} samples)`,
   },
@@ -108,6 +110,7 @@ function KeyFacts({ connection }: { connection: Detail }) {
   const c2s = isRecord(detail?.c2s) ? detail.c2s : undefined;
   const s2c = isRecord(detail?.s2c) ? detail.s2c : undefined;
   const synCount = num(detail, 'syn_count') ?? connection.syn_count;
+  const synAckCount = num(detail, 'synack_count') ?? 0;
   const synTimes = Array.isArray(detail?.syn_times) ? detail.syn_times.filter(isRecord) : [];
   const firstSyn = num(synTimes[0], 'time');
   const gaps = synTimes.slice(1).map((s, i) => (num(s, 'time') ?? 0) - (num(synTimes[i], 'time') ?? 0));
@@ -132,7 +135,7 @@ function KeyFacts({ connection }: { connection: Detail }) {
           {gaps.length > 0 && ` (retries after ${gaps.map((g) => formatDuration(g)).join(', ')})`}
           {`, ${opt(num(detail, 'synack_count'), formatCount)} SYN-ACK`}
         </Fact>
-        <Fact label="Initial RTT">{formatMs(connection.rtt_ms)}</Fact>
+        <Fact label="Initial RTT (handshake round trip)">{formatMs(connection.rtt_ms)}</Fact>
         <Fact label="ECN setup">
           SYN {opt(bool(detail, 'ecn_setup_syn'), yesNo)}, SYN-ACK {opt(bool(detail, 'ecn_setup_synack'), yesNo)}
         </Fact>
@@ -160,8 +163,8 @@ function KeyFacts({ connection }: { connection: Detail }) {
             {DIRECTION_ROWS.map((row) => (
               <tr key={row.label}>
                 <th scope="row">{row.label}</th>
-                <td className="num">{row.cell(c2s)}</td>
-                <td className="num">{row.cell(s2c)}</td>
+                <td className="num">{row.cell(c2s, Math.max(synCount - 1, 0))}</td>
+                <td className="num">{row.cell(s2c, Math.max(synAckCount - 1, 0))}</td>
               </tr>
             ))}
           </tbody>
@@ -268,6 +271,11 @@ export function ConnectionDetailView(props: ConnectionDetailProps) {
       <h2 id={`${id}-title`}>
         Connection {c.conn_id}: <span className="mono">{c.client}</span> → <span className="mono">{c.server}</span>
       </h2>
+      <p>
+        <Link to={packetsPath(incidentId, evidenceId, connId, { time: props.highlight })}>
+          Show packets{props.highlight ? " in the finding's time range" : ''}
+        </Link>
+      </p>
       <KeyFacts connection={c} />
       <GraphSection {...props} />
     </article>

@@ -75,7 +75,13 @@ const COLUMNS: Column[] = [
     numeric: true,
     cell: (r) => formatCount(r.retrans_s2c),
   },
-  { label: 'SYNs', sort: 'syn_count', numeric: true, cell: (r) => formatCount(r.syn_count) },
+  {
+    label: 'Handshake retries',
+    title: 'SYNs the client sent again / SYN-ACKs the server sent again',
+    sort: 'syn_count',
+    numeric: true,
+    cell: (r) => `${formatCount(Math.max(r.syn_count - 1, 0))} / ${formatCount(Math.max(r.synack_count - 1, 0))}`,
+  },
   {
     label: 'Zero win',
     title: 'Zero-window advertisements',

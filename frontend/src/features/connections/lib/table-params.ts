@@ -14,7 +14,7 @@ export const FLAG_LABEL: Record<(typeof CONNECTION_FLAGS)[number], string> = {
   retransmissions: 'Retransmissions',
   rst: 'RST',
   zero_window: 'Zero window',
-  syn_retries: 'SYN retries',
+  syn_retries: 'SYN or SYN-ACK retries',
 };
 
 /** The columns the API can sort by. */

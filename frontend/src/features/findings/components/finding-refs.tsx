@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 
-import { connectionPath, evidenceAnchorId } from '@/lib/anchors';
+import { connectionPath, evidenceAnchorId, packetsPath } from '@/lib/anchors';
 import { formatDuration } from '@/lib/format';
 import { isRecord } from '@/lib/narrow';
 
@@ -79,6 +79,9 @@ function RefItem({ incidentId, reference }: { incidentId: number; reference: Ref
           {' '}
           <Link to={connectionPath(incidentId, evidence, connection, time ?? undefined)}>
             Open connection {connection}
+          </Link>{' '}
+          <Link to={packetsPath(incidentId, evidence, connection, { start: packets?.[0], time: time ?? undefined })}>
+            Show packets
           </Link>
         </>
       )}

@@ -108,7 +108,9 @@ describe('ConnectionDetailView', () => {
     const directions = screen.getByRole('table', { name: 'Each direction' });
     const zeroRow = within(directions).getByRole('row', { name: /Zero windows/ });
     expect(zeroRow).toHaveTextContent('49 (2.90 s)');
-    expect(within(directions).getByRole('row', { name: /Retransmissions \(RTO/ })).toHaveTextContent('4 (1 / 3)');
+    expect(within(directions).getByRole('row', { name: /Retransmissions \(RTO/ })).toHaveTextContent(
+      '2 (0 / 0 / 2)4 (1 / 3 / 0)',
+    );
     expect(within(directions).getByRole('row', { name: /Tail loss probes/ })).toHaveTextContent('2 (410 ms)');
     expect(within(directions).getByRole('row', { name: /Keep-alives/ })).toHaveTextContent('5');
     expect(within(directions).getByRole('row', { name: /Captured twice/ })).toHaveTextContent('7');
@@ -132,5 +134,37 @@ describe('ConnectionDetailView', () => {
     await waitFor(() => {
       expect(new URLSearchParams(requests.at(-1)?.search).get('sender')).toBe('client');
     });
+  });
+
+  it('counts unanswered SYNs as retransmissions and links the packets', async () => {
+    const failed = {
+      ...makeConnection({ syn_count: 5, synack_count: 0, retrans_c2s: 0, retrans_s2c: 0, rtt_ms: null }),
+      detail: {
+        syn_count: 5,
+        synack_count: 0,
+        handshake_complete: false,
+        window_scale_note: 'no window scale agreed: the SYN was never answered in the capture',
+        c2s: { packets: 5, retransmissions: 0, rto_retransmissions: 0, fast_retransmissions: 0 },
+        s2c: { packets: 0, retransmissions: 0, rto_retransmissions: 0, fast_retransmissions: 0 },
+      },
+    };
+    mockApi({
+      [`GET ${BASE}`]: () => json(failed),
+      [`GET ${BASE}time-sequence/`]: () => json(makeTimeSequence()),
+    });
+    renderWithProviders(
+      <ConnectionDetailView incidentId={3} evidenceId={11} connId={0} sender="auto" onSenderChange={() => undefined} />,
+    );
+    const directions = await screen.findByRole('table', { name: 'Each direction' });
+    const row = within(directions).getByRole('row', { name: /Retransmissions/ });
+    expect(
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['4 (0 / 0 / 4)', '0 (0 / 0 / 0)']);
+    expect(screen.getByLabelText('Handshake and close')).not.toHaveTextContent('not captured');
+    expect(screen.getByRole('link', { name: 'Show packets' }).getAttribute('href')).toBe(
+      '/incidents/3/evidence/11/connections/0/packets',
+    );
   });
 });
