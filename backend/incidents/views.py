@@ -35,7 +35,7 @@ class IncidentListView(APIView):
         incidents = selectors.incidents_for(user=current_user(request), status=wanted)
         return Response(IncidentSerializer(incidents, many=True).data)
 
-    @extend_schema(request=IncidentCreateSerializer, responses={201: IncidentSerializer})
+    @extend_schema(request=IncidentCreateSerializer, responses={201: IncidentDetailSerializer})
     def post(self, request: Request) -> Response:
         form = IncidentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -52,7 +52,7 @@ class IncidentListView(APIView):
             started_at=data["started_at"],
         )
         incident = selectors.get_incident(user=current_user(request), incident_id=incident.pk)
-        return Response(IncidentSerializer(incident).data, status=status.HTTP_201_CREATED)
+        return Response(IncidentDetailSerializer(incident).data, status=status.HTTP_201_CREATED)
 
 
 class IncidentDetailView(APIView):

@@ -7,6 +7,7 @@ import { LAYER_LABEL } from '../labels';
 import { Suggestion, WouldSettle } from './suggestion';
 import { VerdictBadge } from './verdict-badge';
 import { VerdictForm } from './verdict-form';
+import { stepAnchorId } from './verdict-strip';
 
 interface ChecklistStepProps {
   incidentId: number;
@@ -28,7 +29,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
   const label = LAYER_LABEL[step.layer];
 
   return (
-    <li className={`step step--${step.verdict}`}>
+    <li className={`step step--${step.verdict}`} id={stepAnchorId(step.layer)} tabIndex={-1}>
       <section className="step__body" aria-labelledby={`${id}-title`}>
         <header className="step__head">
           <span className="step__number" aria-hidden="true">

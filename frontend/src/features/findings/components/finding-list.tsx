@@ -1,28 +1,27 @@
 import type { Finding } from '@/api/types';
 
-import { FINDING_SEVERITY_RANK, severityOf } from '../labels';
-import { FindingCard } from './finding-card';
+import { type FindingSource, groupFindings } from '../lib/group';
+import { FindingRow } from './finding-card';
 
-/** Findings, most severe first (then in the order they were made). */
+/** Findings, most severe first, one folded line each; the same traffic seen from two files is one line. */
 export function FindingList({
   findings,
   incidentId,
   empty,
+  sources,
 }: {
   findings: Finding[];
   incidentId: number;
   empty?: string;
+  /** Where each evidence file was taken, by evidence id, for the "seen from" of each line. */
+  sources?: ReadonlyMap<number, FindingSource>;
 }) {
   if (findings.length === 0) return empty ? <p className="muted small">{empty}</p> : null;
-  const sorted = [...findings].sort(
-    (a, b) =>
-      FINDING_SEVERITY_RANK[severityOf(a.severity)] - FINDING_SEVERITY_RANK[severityOf(b.severity)] || a.id - b.id,
-  );
   return (
-    <div className="findings">
-      {sorted.map((f) => (
-        <FindingCard key={f.id} finding={f} incidentId={incidentId} />
+    <ul className="findings" aria-label="Findings">
+      {groupFindings(findings).map((group) => (
+        <FindingRow key={group.lead.id} group={group} incidentId={incidentId} sources={sources} />
       ))}
-    </div>
+    </ul>
   );
 }
