@@ -4,10 +4,10 @@ import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
 
 import { LAYER_LABEL } from '../labels';
+import { stepAnchorId } from '../lib/strip';
 import { Suggestion, WouldSettle } from './suggestion';
 import { VerdictBadge } from './verdict-badge';
 import { VerdictForm } from './verdict-form';
-import { stepAnchorId } from './verdict-strip';
 
 interface ChecklistStepProps {
   incidentId: number;

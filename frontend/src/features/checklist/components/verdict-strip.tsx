@@ -6,19 +6,9 @@ import { Loading } from '@/components/loading';
 import type { ChecklistStep } from '@/api/types';
 
 import { checklistQueryOptions } from '../api/checklist-api';
+import { stepAnchorId, firstSentence } from '../lib/strip';
 import { LAYER_LABEL, LAYERS } from '../labels';
 import { VerdictBadge } from './verdict-badge';
-
-/** The first sentence of a paragraph: the strip has room for one line, the step below holds the rest. */
-export function firstSentence(text: string): string {
-  const trimmed = text.trim();
-  const end = trimmed.search(/[.!?](\s|$)/);
-  return end === -1 ? trimmed : trimmed.slice(0, end + 1);
-}
-
-export function stepAnchorId(layer: string): string {
-  return `step-${layer}`;
-}
 
 /** What a layer stands at: the team's verdict when one is given, else the evidence's suggestion, else nothing yet. */
 function LayerCell({ step }: { step: ChecklistStep }) {
@@ -42,7 +32,9 @@ function LayerCell({ step }: { step: ChecklistStep }) {
     reason = step.needs[0] ? `Needs ${step.needs[0]}` : firstSentence(step.hint) || 'No findings yet.';
   }
   return (
-    <li className={`verdict-strip__layer verdict-strip__layer--${confirmed ? step.verdict : (suggestion?.verdict ?? 'none')}`}>
+    <li
+      className={`verdict-strip__layer verdict-strip__layer--${confirmed ? step.verdict : (suggestion?.verdict ?? 'none')}`}
+    >
       <a className="verdict-strip__name" href={`#${stepAnchorId(step.layer)}`}>
         {label}
       </a>

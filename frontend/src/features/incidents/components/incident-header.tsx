@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type SubmitEvent, useId, useState } from 'react';
 
 import { ErrorMessage } from '@/components/error-message';
 import type { Incident } from '@/api/types';
@@ -18,7 +18,7 @@ function ImpactWindow({ incident }: { incident: Incident }) {
   const [end, setEnd] = useState(localValue(incident.impact_ended_at));
   const dirty = start !== localValue(incident.impact_started_at) || end !== localValue(incident.impact_ended_at);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     update.mutate({
       impact_started_at: start ? (datetimeLocalToIso(start) ?? null) : null,
