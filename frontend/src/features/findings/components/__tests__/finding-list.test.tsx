@@ -22,6 +22,7 @@ const FROM_CLIENT = makeFinding({
   severity: 'medium',
   title: 'Receive window pinned 97.3 % of the time at 534.1 KB/s',
   explanation: 'The window stayed at 64 KiB for 41 s.',
+  refs: [{ evidence: 1, label: 'connection 0', connection: '0', packets: [1, 900], time: [1000, 1041], lines: null }],
 });
 const FROM_BROKER = makeFinding({
   ...FROM_CLIENT,
@@ -30,6 +31,9 @@ const FROM_BROKER = makeFinding({
   severity: 'high',
   title: 'Receive window pinned 97.5 % of the time at 534.4 KB/s',
   explanation: 'The broker sent into a 64 KiB window for 41 s.',
+  refs: [
+    { evidence: 2, label: 'connection 3', connection: '3', packets: [1, 910], time: [1000.2, 1041.1], lines: null },
+  ],
 });
 const COUNTERS = makeFinding({
   id: 13,
@@ -83,6 +87,16 @@ describe('FindingList', () => {
     expect(screen.getByText('TcpRetransSegs rose by 84.')).toBeInTheDocument();
     await user.keyboard(' ');
     expect(screen.queryByText('TcpRetransSegs rose by 84.')).not.toBeInTheDocument();
+  });
+
+  it('keeps the same kind and key apart when the files saw different times (different traffic)', () => {
+    const earlier = makeFinding({
+      ...FROM_BROKER,
+      refs: [{ evidence: 2, label: 'connection 0', connection: '0', packets: [1, 9], time: [10, 71], lines: null }],
+    });
+    renderWithProviders(<FindingList findings={[FROM_CLIENT, earlier]} incidentId={3} sources={SOURCES} />);
+    expect(screen.getAllByRole('button', { expanded: false })).toHaveLength(2);
+    expect(screen.queryByText(/seen from 2 files/)).not.toBeInTheDocument();
   });
 
   it('keeps findings of one kind from the same file apart', () => {
