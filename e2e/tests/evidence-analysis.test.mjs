@@ -26,11 +26,16 @@ async function uploadAndWait(page, path, name) {
   return card;
 }
 
-// Findings are folded to one line each; open every line of a region once the given one is there.
-async function openFindings(region, title) {
-  await region.getByRole('button', { name: title }).first().waitFor({ timeout: 60_000 });
+// Findings are folded to one line each: open every line of a region until the wanted content shows
+// (analyses that finish meanwhile add lines).
+async function openUntil(region, wanted, timeout = 60_000) {
   const closed = region.locator('.finding__line[aria-expanded="false"]');
-  for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
+  for (const end = Date.now() + timeout; Date.now() < end; ) {
+    for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
+    if (await wanted.first().isVisible()) return;
+    await region.page().waitForTimeout(500);
+  }
+  await wanted.first().waitFor({ timeout: 1 });
 }
 
 test('a capture’s connections, a zero-window connection’s graph, and seed 000’s kernel step', async () => {
@@ -81,11 +86,8 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
   assert.ok(stripBox && kernelBox && stripBox.y < kernelBox.y, 'the verdict strip comes before the checklist');
   await kernel.getByRole('button', { name: /known network change/ }).waitFor({ timeout: 60_000 });
   const windows = kernel.getByRole('table', { name: 'Receive window per kernel' });
-  const kernelLines = kernel.locator('.finding__line');
-  for (let tries = 0; (await kernelLines.count()) < 2 && tries < 60; tries += 1) await page.waitForTimeout(1000);
   assert.equal(await windows.count(), 0, 'folded: no table before the line is opened');
-  await openFindings(kernel, /known network change/);
-  await windows.waitFor({ timeout: 60_000 });
+  await openUntil(kernel, windows);
   await windows.getByRole('cell', { name: '65,536 B' }).waitFor();
   await windows.getByRole('cell', { name: '32,768 B' }).waitFor();
 
@@ -101,7 +103,7 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
 
   // A lines reference opens the strace line behind SO_RCVBUF, as text.
   const application = page.getByRole('region', { name: 'Application' });
-  await openFindings(application, /./);
+  await openUntil(application, application.getByRole('button', { name: 'Show line 2' }));
   await application.getByRole('button', { name: 'Show line 2' }).first().click();
   await application.getByText('setsockopt(7, SOL_SOCKET, SO_RCVBUF, [65536], 4) = 0', { exact: false }).first().waitFor();
   await screenshot(page, '13-application-strace-lines');
@@ -117,7 +119,7 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
 
   // A finding's connection reference opens the connection with its time range shaded (the new
   // analysis made new findings: their lines are folded again).
-  await openFindings(application, /./);
+  await openUntil(application, application.getByRole('link', { name: 'Open connection 0' }));
   await application.getByRole('link', { name: 'Open connection 0' }).first().click();
   await page.getByRole('heading', { name: /Connection 0:/ }).waitFor();
   assert.match(page.url(), /from=\d+(\.\d+)?&to=\d+/);

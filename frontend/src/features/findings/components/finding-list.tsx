@@ -17,10 +17,19 @@ export function FindingList({
   sources?: ReadonlyMap<number, FindingSource>;
 }) {
   if (findings.length === 0) return empty ? <p className="muted small">{empty}</p> : null;
+  // Keyed by what a line is about, not by finding id: a new analysis replaces the findings (new ids) and
+  // an opened line must stay open.
+  const seen = new Map<string, number>();
+  const keyed = groupFindings(findings).map((group) => {
+    const name = `${group.lead.kind}\u0000${group.lead.key}\u0000${String(group.lead.evidence)}`;
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    return { group, key: `${name}\u0000${String(n)}` };
+  });
   return (
     <ul className="findings" aria-label="Findings">
-      {groupFindings(findings).map((group) => (
-        <FindingRow key={group.lead.id} group={group} incidentId={incidentId} sources={sources} />
+      {keyed.map(({ group, key }) => (
+        <FindingRow key={key} group={group} incidentId={incidentId} sources={sources} />
       ))}
     </ul>
   );

@@ -1,5 +1,7 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 
 import { makeFinding } from '@/testing/fixtures';
@@ -97,6 +99,26 @@ describe('FindingList', () => {
     renderWithProviders(<FindingList findings={[FROM_CLIENT, earlier]} incidentId={3} sources={SOURCES} />);
     expect(screen.getAllByRole('button', { expanded: false })).toHaveLength(2);
     expect(screen.queryByText(/seen from 2 files/)).not.toBeInTheDocument();
+  });
+
+  it('keeps an opened line open when a new analysis replaces its finding', async () => {
+    const user = userEvent.setup();
+    const { rerender, queryClient } = renderWithProviders(
+      <FindingList findings={[COUNTERS]} incidentId={3} sources={SOURCES} />,
+    );
+    await user.click(screen.getByRole('button', { name: /\+84 retransmitted segments/ }));
+    rerender(
+      <QueryClientProvider client={queryClient}>
+        <MemoryRouter>
+          <FindingList
+            findings={[{ ...COUNTERS, id: 99, explanation: 'TcpRetransSegs rose by 85.' }]}
+            incidentId={3}
+            sources={SOURCES}
+          />
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    expect(screen.getByText('TcpRetransSegs rose by 85.')).toBeInTheDocument();
   });
 
   it('keeps findings of one kind from the same file apart', () => {
