@@ -17,7 +17,7 @@ class Severity(models.TextChoices):
 
 
 class Status(models.TextChoices):
-    OPEN = "open", "Open"
+    OPEN = "open", "Investigating"
     MITIGATED = "mitigated", "Mitigated"
     RESOLVED = "resolved", "Resolved"
 
@@ -49,6 +49,13 @@ class Incident(models.Model):
     started_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # Who drives the investigation now (a member of the team); null: nobody has taken it.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # When users were hurt, as the team states it (it may differ from started_at, when the symptom was noticed).
+    impact_started_at = models.DateTimeField(null=True, blank=True)
+    impact_ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]

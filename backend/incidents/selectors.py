@@ -22,7 +22,7 @@ def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> Q
     """Incidents of the user's teams."""
     incidents = (
         Incident.objects.filter(team__memberships__user_id=user.pk or 0)
-        .select_related("team", "created_by")
+        .select_related("team", "created_by", "owner")
         .prefetch_related("steps")
         .annotate(
             evidence_count=Count("evidence", distinct=True),
@@ -38,7 +38,7 @@ def incidents_for(*, user: User | AnonymousUser, status: str | None = None) -> Q
 
 def get_incident(*, user: User | AnonymousUser, incident_id: int) -> Incident:
     """The incident if the user's team owns it; 404 otherwise, so outsiders learn nothing."""
-    incident = incidents_for(user=user).filter(pk=incident_id).first()
+    incident = incidents_for(user=user).filter(pk=incident_id).prefetch_related("team__memberships__user").first()
     if incident is None:
         raise Http404("No such incident.")
     return incident

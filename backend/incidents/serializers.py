@@ -21,7 +21,22 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
     title = serializers.CharField(read_only=True, help_text="Short title.")
     symptom = serializers.CharField(read_only=True, help_text="What users see.")
     severity = serializers.ChoiceField(choices=Severity.choices, read_only=True, help_text="sev1 (worst) to sev4.")
-    status = serializers.ChoiceField(choices=Status.choices, read_only=True, help_text="open, mitigated or resolved.")
+    status = serializers.ChoiceField(
+        choices=Status.choices, read_only=True, help_text="open (investigating), mitigated or resolved."
+    )
+    owner = serializers.CharField(
+        source="owner.username",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Who drives the investigation; null: nobody yet.",
+    )
+    impact_started_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="Start of the impact window; null: not stated."
+    )
+    impact_ended_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="End of the impact window; null: not stated or still going on."
+    )
     started_at = serializers.DateTimeField(read_only=True, help_text="When the symptom started.")
     created_at = serializers.DateTimeField(read_only=True, help_text="When it was opened here.")
     created_by = serializers.CharField(source="created_by.username", read_only=True, help_text="Who opened it.")
@@ -42,6 +57,9 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
             "symptom",
             "severity",
             "status",
+            "owner",
+            "impact_started_at",
+            "impact_ended_at",
             "started_at",
             "created_at",
             "created_by",
@@ -57,6 +75,16 @@ class IncidentSerializer(serializers.ModelSerializer[Incident]):
         return [{"layer": step.layer, "verdict": step.verdict} for step in steps]
 
 
+class IncidentDetailSerializer(IncidentSerializer):
+    members = serializers.SerializerMethodField(help_text="Sign-in names of the owning team's members (owner choices).")
+
+    class Meta(IncidentSerializer.Meta):
+        fields = [*IncidentSerializer.Meta.fields, "members"]
+
+    def get_members(self, incident: Incident) -> list[str]:
+        return sorted(m.user.get_username() for m in incident.team.memberships.all())
+
+
 class IncidentCreateSerializer(serializers.Serializer[Any]):
     team = serializers.IntegerField(help_text="Id of one of your teams.")
     title = serializers.CharField(max_length=200, help_text="Short title.")
@@ -69,7 +97,18 @@ class IncidentUpdateSerializer(serializers.Serializer[Any]):
     title = serializers.CharField(max_length=200, required=False, help_text="Short title.")
     symptom = serializers.CharField(allow_blank=True, required=False, help_text="What users see.")
     severity = serializers.ChoiceField(choices=Severity.choices, required=False, help_text="sev1 to sev4.")
-    status = serializers.ChoiceField(choices=Status.choices, required=False, help_text="open, mitigated, resolved.")
+    status = serializers.ChoiceField(
+        choices=Status.choices, required=False, help_text="open (investigating), mitigated, resolved."
+    )
+    owner = serializers.CharField(
+        allow_null=True, required=False, help_text="Sign-in name of a team member; null: nobody."
+    )
+    impact_started_at = serializers.DateTimeField(
+        allow_null=True, required=False, help_text="Start of the impact window; null: not stated."
+    )
+    impact_ended_at = serializers.DateTimeField(
+        allow_null=True, required=False, help_text="End of the impact window; null: not stated or still going on."
+    )
 
 
 class EventSerializer(serializers.ModelSerializer[TimelineEvent]):

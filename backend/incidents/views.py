@@ -15,6 +15,7 @@ from incidents.models import Status
 from incidents.serializers import (
     EventSerializer,
     IncidentCreateSerializer,
+    IncidentDetailSerializer,
     IncidentSerializer,
     IncidentUpdateSerializer,
     NoteSerializer,
@@ -35,7 +36,7 @@ class IncidentListView(APIView):
         incidents = selectors.incidents_for(user=current_user(request), status=wanted)
         return Response(IncidentSerializer(incidents, many=True).data)
 
-    @extend_schema(request=IncidentCreateSerializer, responses={201: IncidentSerializer})
+    @extend_schema(request=IncidentCreateSerializer, responses={201: IncidentDetailSerializer})
     def post(self, request: Request) -> Response:
         form = IncidentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -52,23 +53,23 @@ class IncidentListView(APIView):
             started_at=data["started_at"],
         )
         incident = selectors.get_incident(user=current_user(request), incident_id=incident.pk)
-        return Response(IncidentSerializer(incident).data, status=status.HTTP_201_CREATED)
+        return Response(IncidentDetailSerializer(incident).data, status=status.HTTP_201_CREATED)
 
 
 class IncidentDetailView(APIView):
-    @extend_schema(responses={200: IncidentSerializer})
+    @extend_schema(responses={200: IncidentDetailSerializer})
     def get(self, request: Request, incident_id: int) -> Response:
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(IncidentSerializer(incident).data)
+        return Response(IncidentDetailSerializer(incident).data)
 
-    @extend_schema(request=IncidentUpdateSerializer, responses={200: IncidentSerializer})
+    @extend_schema(request=IncidentUpdateSerializer, responses={200: IncidentDetailSerializer})
     def patch(self, request: Request, incident_id: int) -> Response:
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
         form = IncidentUpdateSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         services.update_incident(user=current_user(request), incident=incident, changes=dict(form.validated_data))
         incident = selectors.get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(IncidentSerializer(incident).data)
+        return Response(IncidentDetailSerializer(incident).data)
 
 
 class TimelineView(APIView):

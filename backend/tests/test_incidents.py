@@ -107,3 +107,46 @@ def test_it_accepts_an_api_token_from_scripts(owner: User, incident: Any) -> Non
     rotated = client_for(owner).post("/api/auth/token/").json()["token"]
     assert rotated != token
     assert client.get(f"/api/incidents/{incident.pk}/").status_code in (401, 403)
+
+
+@pytest.mark.django_db
+def test_it_lets_a_teammate_take_the_incident_and_state_the_impact_window(
+    owner: User, teammate: User, outsider: User, incident: Any
+) -> None:
+    client = client_for(teammate)
+    url = f"/api/incidents/{incident.pk}/"
+    shown = client.get(url).json()
+    assert shown["owner"] is None and shown["status"] == "open"
+    assert shown["members"] == ["olive", "tom"]
+
+    changed = client.patch(
+        url,
+        {
+            "owner": "tom",
+            "status": "mitigated",
+            "impact_started_at": "2026-03-01T10:04:00Z",
+            "impact_ended_at": "2026-03-01T10:41:00Z",
+        },
+        format="json",
+    )
+    assert changed.status_code == 200, changed.content
+    body = changed.json()
+    assert body["owner"] == "tom" and body["status"] == "mitigated"
+    assert body["impact_started_at"].startswith("2026-03-01T10:04:00")
+    assert body["impact_ended_at"].startswith("2026-03-01T10:41:00")
+    events = client.get(url + "timeline/").json()["events"]
+    summary = events[-1]["summary"]
+    assert "owner → tom" in summary and "status → mitigated" in summary
+    assert "impact start → 2026-03-01 10:04:00 UTC" in summary and "impact end → 2026-03-01 10:41:00 UTC" in summary
+    assert events[-1]["actor"] == "tom"
+
+    # Someone outside the team cannot own it; an impact cannot end before it starts; both leave it as it was.
+    assert client.patch(url, {"owner": "oscar"}, format="json").status_code == 400
+    refused = client.patch(url, {"impact_ended_at": "2026-03-01T09:00:00Z"}, format="json")
+    assert refused.status_code == 400 and "impact_ended_at" in refused.json()
+    assert client.get(url).json()["owner"] == "tom"
+
+    cleared = client.patch(url, {"owner": None, "impact_ended_at": None}, format="json").json()
+    assert cleared["owner"] is None and cleared["impact_ended_at"] is None
+    # An outsider learns nothing about the incident, not even that it exists.
+    assert client_for(outsider).patch(url, {"owner": "oscar"}, format="json").status_code == 404

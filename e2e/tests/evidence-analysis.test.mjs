@@ -26,6 +26,18 @@ async function uploadAndWait(page, path, name) {
   return card;
 }
 
+// Findings are folded to one line each: open every line of a region until the wanted content shows
+// (analyses that finish meanwhile add lines).
+async function openUntil(region, wanted, timeout = 60_000) {
+  const closed = region.locator('.finding__line[aria-expanded="false"]');
+  for (const end = Date.now() + timeout; Date.now() < end; ) {
+    for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
+    if (await wanted.first().isVisible()) return;
+    await region.page().waitForTimeout(500);
+  }
+  await wanted.first().waitFor({ timeout: 1 });
+}
+
 test('a capture’s connections, a zero-window connection’s graph, and seed 000’s kernel step', async () => {
   const { context, page } = await signIn(browser, USERS.owner);
   await page.getByRole('link', { name: 'New incident' }).click();
@@ -65,9 +77,17 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
   for (const [path, name] of SEED000.map((p) => [p, p.split('/').at(-1)])) {
     await uploadAndWait(page, path, name);
   }
+  // The answer first: the verdict strip sits above the checklist, and the kernel's findings are folded.
+  const strip = page.getByRole('region', { name: 'Verdicts by layer' });
+  await strip.getByRole('link', { name: 'Kernel' }).waitFor();
   const kernel = page.getByRole('region', { name: 'Kernel' });
+  const stripBox = await strip.boundingBox();
+  const kernelBox = await kernel.boundingBox();
+  assert.ok(stripBox && kernelBox && stripBox.y < kernelBox.y, 'the verdict strip comes before the checklist');
+  await kernel.getByRole('button', { name: /known network change/ }).waitFor({ timeout: 60_000 });
   const windows = kernel.getByRole('table', { name: 'Receive window per kernel' });
-  await windows.waitFor({ timeout: 60_000 });
+  assert.equal(await windows.count(), 0, 'folded: no table before the line is opened');
+  await openUntil(kernel, windows);
   await windows.getByRole('cell', { name: '65,536 B' }).waitFor();
   await windows.getByRole('cell', { name: '32,768 B' }).waitFor();
 
@@ -83,6 +103,7 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
 
   // A lines reference opens the strace line behind SO_RCVBUF, as text.
   const application = page.getByRole('region', { name: 'Application' });
+  await openUntil(application, application.getByRole('button', { name: 'Show line 2' }));
   await application.getByRole('button', { name: 'Show line 2' }).first().click();
   await application.getByText('setsockopt(7, SOL_SOCKET, SO_RCVBUF, [65536], 4) = 0', { exact: false }).first().waitFor();
   await screenshot(page, '13-application-strace-lines');
@@ -96,7 +117,9 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
   await captureCard.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
   await captureCard.getByRole('link', { name: 'Connections (4)' }).waitFor();
 
-  // A finding's connection reference opens the connection with its time range shaded.
+  // A finding's connection reference opens the connection with its time range shaded (the new
+  // analysis made new findings: their lines are folded again).
+  await openUntil(application, application.getByRole('link', { name: 'Open connection 0' }));
   await application.getByRole('link', { name: 'Open connection 0' }).first().click();
   await page.getByRole('heading', { name: /Connection 0:/ }).waitFor();
   assert.match(page.url(), /from=\d+(\.\d+)?&to=\d+/);

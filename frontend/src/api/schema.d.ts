@@ -1482,13 +1482,25 @@ export interface components {
              */
             readonly severity: components["schemas"]["SeverityEnum"];
             /**
-             * @description open, mitigated or resolved.
+             * @description open (investigating), mitigated or resolved.
              *
-             *     * `open` - Open
+             *     * `open` - Investigating
              *     * `mitigated` - Mitigated
              *     * `resolved` - Resolved
              */
             readonly status: components["schemas"]["IncidentStatusEnum"];
+            /** @description Who drives the investigation; null: nobody yet. */
+            readonly owner: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the impact window; null: not stated.
+             */
+            readonly impact_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description End of the impact window; null: not stated or still going on.
+             */
+            readonly impact_ended_at: string | null;
             /**
              * Format: date-time
              * @description When the symptom started.
@@ -1539,8 +1551,70 @@ export interface components {
              */
             started_at: string;
         };
+        IncidentDetail: {
+            /** @description Incident id. */
+            readonly id: number;
+            /** @description The team that owns it. */
+            readonly team: components["schemas"]["Team"];
+            /** @description Short title. */
+            readonly title: string;
+            /** @description What users see. */
+            readonly symptom: string;
+            /**
+             * @description sev1 (worst) to sev4.
+             *
+             *     * `sev1` - SEV1
+             *     * `sev2` - SEV2
+             *     * `sev3` - SEV3
+             *     * `sev4` - SEV4
+             */
+            readonly severity: components["schemas"]["SeverityEnum"];
+            /**
+             * @description open (investigating), mitigated or resolved.
+             *
+             *     * `open` - Investigating
+             *     * `mitigated` - Mitigated
+             *     * `resolved` - Resolved
+             */
+            readonly status: components["schemas"]["IncidentStatusEnum"];
+            /** @description Who drives the investigation; null: nobody yet. */
+            readonly owner: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the impact window; null: not stated.
+             */
+            readonly impact_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description End of the impact window; null: not stated or still going on.
+             */
+            readonly impact_ended_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the symptom started.
+             */
+            readonly started_at: string;
+            /**
+             * Format: date-time
+             * @description When it was opened here.
+             */
+            readonly created_at: string;
+            /** @description Who opened it. */
+            readonly created_by: string;
+            /** @description Files uploaded. */
+            readonly evidence_count: number;
+            /**
+             * @description Your role in the owning team: owners may also start, schedule and retry bisects.
+             *
+             *     * `owner` - Owner
+             *     * `member` - Member
+             */
+            readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
+            /** @description Sign-in names of the owning team's members (owner choices). */
+            readonly members: string[];
+        };
         /**
-         * @description * `open` - Open
+         * @description * `open` - Investigating
          *     * `mitigated` - Mitigated
          *     * `resolved` - Resolved
          * @enum {string}
@@ -1795,13 +1869,25 @@ export interface components {
              */
             severity?: components["schemas"]["SeverityEnum"];
             /**
-             * @description open, mitigated, resolved.
+             * @description open (investigating), mitigated, resolved.
              *
-             *     * `open` - Open
+             *     * `open` - Investigating
              *     * `mitigated` - Mitigated
              *     * `resolved` - Resolved
              */
             status?: components["schemas"]["IncidentStatusEnum"];
+            /** @description Sign-in name of a team member; null: nobody. */
+            owner?: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the impact window; null: not stated.
+             */
+            impact_started_at?: string | null;
+            /**
+             * Format: date-time
+             * @description End of the impact window; null: not stated or still going on.
+             */
+            impact_ended_at?: string | null;
         };
         PatchedPinRequest: {
             /** @description True pins the event as key evidence, false unpins it. */
@@ -2890,7 +2976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Incident"];
+                    "application/json": components["schemas"]["IncidentDetail"];
                 };
             };
         };
@@ -2911,7 +2997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Incident"];
+                    "application/json": components["schemas"]["IncidentDetail"];
                 };
             };
         };
@@ -2938,7 +3024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Incident"];
+                    "application/json": components["schemas"]["IncidentDetail"];
                 };
             };
         };

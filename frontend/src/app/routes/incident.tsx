@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -10,9 +10,11 @@ import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { Checklist } from '@/features/checklist/components/checklist';
+import { VerdictStrip } from '@/features/checklist/components/verdict-strip';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
 import { EvidenceSection } from '@/features/evidence/components/evidence-section';
 import { FindingList } from '@/features/findings/components/finding-list';
+import type { FindingSource } from '@/features/findings/lib/group';
 import { incidentKeys, incidentQueryOptions } from '@/features/incidents/api/incidents-api';
 import { IncidentHeader } from '@/features/incidents/components/incident-header';
 import { PostmortemLinks } from '@/features/postmortem/components/postmortem-links';
@@ -32,6 +34,17 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
   // Shared with the evidence section (same query): the bisect form prefills from kernel versions in it.
   const evidence = useQuery(evidenceListQueryOptions(incidentId));
   const [bisectFormOpen, setBisectFormOpen] = useState(false);
+  // Where each file was taken, for the "seen from" on every finding's line.
+  const sources = useMemo(
+    () =>
+      new Map<number, FindingSource>(
+        (evidence.data ?? []).map((e) => [
+          e.id,
+          { filename: e.filename, host: e.provenance.host.value, role: e.provenance.role.value },
+        ]),
+      ),
+    [evidence.data],
+  );
 
   // The timeline is the incident's event stream: when it brings anything new (a teammate's upload,
   // a finished analysis, a verdict), refresh everything else about the incident.
@@ -57,16 +70,17 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
   return (
     <div className="incident">
       <IncidentHeader incident={incident.data} />
+      <VerdictStrip incidentId={incidentId} />
       <PostmortemLinks incidentId={incidentId} />
       <div className="incident__columns">
         <div className="incident__main">
-          <EvidenceSection incidentId={incidentId} />
           <Checklist
             incidentId={incidentId}
             renderFindings={(findings) => (
               <FindingList
                 findings={findings}
                 incidentId={incidentId}
+                sources={sources}
                 renderChart={(f) =>
                   f.kind === 'latency.timer_signature' ? (
                     <Suspense fallback={<Loading label="Loading the chart…" />}>
@@ -91,6 +105,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
               )
             }
           />
+          <EvidenceSection incidentId={incidentId} />
           <BisectsSection
             incidentId={incidentId}
             evidence={evidence.data ?? []}

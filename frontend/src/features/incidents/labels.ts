@@ -19,7 +19,7 @@ export const SEVERITY_TONE: Record<Severity, BadgeTone> = {
 };
 
 export const STATUS_LABEL: Record<IncidentStatus, string> = {
-  open: 'Open',
+  open: 'Investigating',
   mitigated: 'Mitigated',
   resolved: 'Resolved',
 };

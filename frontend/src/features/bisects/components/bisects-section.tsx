@@ -77,8 +77,7 @@ export function BisectsSection({
       )}
       {!canRunBisects && (
         <p className="muted small">
-          Only the team's owners can start, schedule or retry a bisect: its reproducer runs as a command on the
-          workers.
+          Only the team's owners can start, schedule or retry a bisect: its reproducer runs as a command on the workers.
         </p>
       )}
       {jobs.isPending && <Loading label="Loading bisects…" />}

@@ -125,12 +125,12 @@ export function parseEnv(text: string): Record<string, string> | string {
     const eq = line.indexOf('=');
     const name = eq < 0 ? line : line.slice(0, eq);
     if (eq < 0 || !ENV_NAME.test(name)) return `Line ${i + 1}: write NAME=value (letters, digits and _ in the name).`;
-    if (name.toUpperCase().startsWith('WHODUNNET_')) return `Line ${i + 1}: WHODUNNET_ variables are set by the runner.`;
+    if (name.toUpperCase().startsWith('WHODUNNET_'))
+      return `Line ${i + 1}: WHODUNNET_ variables are set by the runner.`;
     env[name] = line.slice(eq + 1);
   }
   return env;
 }
-
 
 /** The request fields for a valid form. */
 export function specBody(values: SpecValues): SpecBody {

@@ -4,6 +4,7 @@ import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
 
 import { LAYER_LABEL } from '../labels';
+import { stepAnchorId } from '../lib/strip';
 import { Suggestion, WouldSettle } from './suggestion';
 import { VerdictBadge } from './verdict-badge';
 import { VerdictForm } from './verdict-form';
@@ -28,7 +29,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
   const label = LAYER_LABEL[step.layer];
 
   return (
-    <li className={`step step--${step.verdict}`}>
+    <li className={`step step--${step.verdict}`} id={stepAnchorId(step.layer)} tabIndex={-1}>
       <section className="step__body" aria-labelledby={`${id}-title`}>
         <header className="step__head">
           <span className="step__number" aria-hidden="true">

@@ -63,7 +63,15 @@ function AnalysisState({ run, filename }: { run: AnalysisRun | null; filename: s
         </ErrorMessage>
       );
     case 'done':
-      return null;
+      // Read in part: the findings cover what was read before the error, which the card must say.
+      return run.error ? (
+        <p className="evidence-card__partial" role="status">
+          Read in part: reading stopped
+          {run.error_offset !== null ? ` at byte ${formatCount(run.error_offset)}` : ''}
+          {run.error_line !== null ? ` at line ${formatCount(run.error_line)}` : ''} ({run.error}). The findings cover
+          what was read before it.
+        </p>
+      ) : null;
     case undefined:
       return <p className="muted">Analysis {run.status}.</p>;
   }
@@ -96,11 +104,16 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
         <h3 id={`${id}-name`} className="mono evidence-card__name">
           {evidence.filename}
         </h3>
-        {run && (
-          <Badge tone={status ? STATUS_TONE[status] : 'neutral'} title={`Analysis ${run.status}`}>
-            {status ? STATUS_LABEL[status] : run.status}
-          </Badge>
-        )}
+        {run &&
+          (status === 'done' && run.error ? (
+            <Badge tone="warn" title="The analysis read only part of the file">
+              Read in part
+            </Badge>
+          ) : (
+            <Badge tone={status ? STATUS_TONE[status] : 'neutral'} title={`Analysis ${run.status}`}>
+              {status ? STATUS_LABEL[status] : run.status}
+            </Badge>
+          ))}
       </header>
       <dl className="facts">
         <div>

@@ -18,7 +18,8 @@ export function KindCorrection({
 }) {
   const kinds = useEvidenceKinds()?.kinds ?? [];
   const known = kinds.some((k) => k.name === evidence.kind);
-  const [kind, setKind] = useState(known ? evidence.kind : (kinds[0]?.name ?? ''));
+  // A file whose kind was not recognised asks for one; it does not pretend to be the first kind in the list.
+  const [kind, setKind] = useState(known ? evidence.kind : '');
   const correct = useCorrectEvidenceKind(incidentId, evidence.id);
   if (kinds.length === 0) return null;
   return (
@@ -37,6 +38,11 @@ export function KindCorrection({
             setKind(event.target.value);
           }}
         >
+          {!known && (
+            <option value="" disabled>
+              Choose a kind…
+            </option>
+          )}
           {kinds.map((option) => (
             <option key={option.name} value={option.name}>
               {option.label}
@@ -44,7 +50,7 @@ export function KindCorrection({
           ))}
         </select>
       </label>
-      <button type="submit" className="button button--small" disabled={busy || correct.isPending}>
+      <button type="submit" className="button button--small" disabled={busy || correct.isPending || kind === ''}>
         {correct.isPending ? 'Sending…' : 'Analyse again'}
       </button>
       {correct.isError && <ErrorMessage>Could not analyse again: {correct.error.message}</ErrorMessage>}

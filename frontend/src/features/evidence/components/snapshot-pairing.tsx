@@ -6,8 +6,7 @@ type Pairing = NonNullable<Evidence['pairing']>;
 const ORDERED_BY: Record<Pairing['ordered_by'], string> = {
   time: 'Ordered by the time each was taken.',
   'file name': 'Ordered by "before" and "after" in the file names; say when each was taken to order them by time.',
-  counters:
-    'Ordered by the counters themselves (they only grow); say when each was taken to order them by time.',
+  counters: 'Ordered by the counters themselves (they only grow); say when each was taken to order them by time.',
   'upload order': 'Ordered by upload; say when each was taken to pair them by time.',
 };
 
@@ -31,8 +30,7 @@ export function SnapshotPairing({ pairing }: { pairing: Evidence['pairing'] }) {
   if (!pairing) return null;
   return (
     <p className="small">
-      {sentence(pairing)}{' '}
-      <span className="muted">{ORDERED_BY[pairing.ordered_by]}</span>
+      {sentence(pairing)} <span className="muted">{ORDERED_BY[pairing.ordered_by]}</span>
     </p>
   );
 }

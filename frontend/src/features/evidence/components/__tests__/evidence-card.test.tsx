@@ -23,6 +23,31 @@ describe('EvidenceCard', () => {
     );
   });
 
+  it('shows a partial read as a warning, not a green Done', () => {
+    renderCard(
+      makeEvidence({
+        analysis: makeRun({
+          status: 'done',
+          progress: 1,
+          error: 'the capture ends inside a packet record',
+          error_offset: 99978,
+        }),
+      }),
+    );
+    const card = screen.getByRole('article', { name: 'client.pcap' });
+    expect(within(card).queryByText('Done')).not.toBeInTheDocument();
+    expect(within(card).getByText('Read in part')).toBeInTheDocument();
+    expect(within(card).getByRole('status')).toHaveTextContent(
+      'Read in part: reading stopped at byte 99,978 (the capture ends inside a packet record).',
+    );
+  });
+
+  it('says Done for a file read to its end', () => {
+    renderCard(makeEvidence({ analysis: makeRun({ status: 'done', progress: 1 }) }));
+    expect(screen.getByText('Done')).toBeInTheDocument();
+    expect(screen.queryByText('Read in part')).not.toBeInTheDocument();
+  });
+
   it('says when the analysis is queued', () => {
     renderCard(makeEvidence({ analysis: makeRun({ status: 'queued' }) }));
     expect(screen.getByText('Queued')).toBeInTheDocument();

@@ -57,6 +57,33 @@ describe('Correcting an evidence kind', () => {
     });
   });
 
+  it('asks for a kind on a file whose kind was not recognised, instead of pre-selecting one', async () => {
+    const user = userEvent.setup();
+    setCsrfCookie();
+    const { requests } = mockApi({
+      [`GET ${LIST}`]: () =>
+        json([
+          makeEvidence({
+            filename: 'mystery.bin',
+            kind: 'unknown',
+            analysis: makeRun({ status: 'failed', progress: 0, error: 'Not a kind the engine reads.' }),
+            summary: null,
+          }),
+        ]),
+      [`PATCH ${LIST}11/`]: () => json({ detail: 'x' }, 409),
+    });
+    renderWithProviders(<EvidenceSection incidentId={4} />);
+    const card = await screen.findByRole('article', { name: 'mystery.bin' });
+    const select = within(card).getByLabelText('Evidence kind');
+    expect(select).toHaveValue('');
+    expect(within(select).getByRole('option', { name: 'Choose a kind…' })).toBeInTheDocument();
+    const again = within(card).getByRole('button', { name: 'Analyse again' });
+    expect(again).toBeDisabled();
+    await user.selectOptions(select, 'strace');
+    expect(again).toBeEnabled();
+    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+  });
+
   it('says why when the server refuses', async () => {
     const user = userEvent.setup();
     setCsrfCookie();

@@ -23,8 +23,12 @@ describe('ProvenanceForm', () => {
   it('shows each value with where it came from', () => {
     renderWithProviders(<ProvenanceForm evidence={fromTheFile} incidentId={3} />);
     const facts = screen.getByRole('region', { name: 'Where it comes from' });
-    expect(within(facts).getByText('Host', { selector: 'dt' }).nextSibling).toHaveTextContent('client (from the file name)');
-    expect(within(facts).getByText('Role', { selector: 'dt' }).nextSibling).toHaveTextContent('Client (from the file name)');
+    expect(within(facts).getByText('Host', { selector: 'dt' }).nextSibling).toHaveTextContent(
+      'client (from the file name)',
+    );
+    expect(within(facts).getByText('Role', { selector: 'dt' }).nextSibling).toHaveTextContent(
+      'Client (from the file name)',
+    );
     expect(within(facts).getByText('Taken at', { selector: 'dt' }).nextSibling).toHaveTextContent('not known');
   });
 
