@@ -1610,6 +1610,8 @@ export interface components {
              *     * `member` - Member
              */
             readonly viewer_role: components["schemas"]["ViewerRoleEnum"];
+            /** @description Each checklist step's verdict, in checklist order. */
+            readonly verdicts: components["schemas"]["StepVerdict"][];
             /** @description Sign-in names of the owning team's members (owner choices). */
             readonly members: string[];
         };
