@@ -102,8 +102,10 @@ def analyze(
 
         throttle((done / total), label)
         ev, found = _analyze_one(index, path, limits, file_progress, wanted[index], tuning)
-        given = _given(provenance, paths[index])
-        ev = replace(ev, provenance=prov.merge(prov.infer(path, ev.kind, ev.summary), given))
+        # A stream from the store is known by its name, as a file is by its path.
+        named = path if isinstance(path, Path) else Path(path.name)
+        given = _given(provenance, p if isinstance(p := paths[index], str | Path) else p.name)
+        ev = replace(ev, provenance=prov.merge(prov.infer(named, ev.kind, ev.summary), given))
         evidence.append(ev)
         findings.extend(found)
         done += size
