@@ -9,6 +9,10 @@ From that:
   writes fields by name (``side.retrans += 1``), so no index is ever numbered by hand, and
   the annotation lets mypy check those names in the kernel's source.
 - ``blank(Side, n)`` gives n rows at their initial values; ``grown(rows, n)`` a bigger copy.
+- The connection arrays (``Conn``, ``Side``) are ``zeroed`` instead: all-zero memory the
+  operating system hands out lazily (calloc), so an array's unused tail costs neither time
+  nor resident memory; the kernel copies ``blank(Conn, 1)`` and ``blank(Side, 1)`` (the
+  ``template``) into a row when it starts a connection there.
 - The Python views read the same columns by name: a field with ``view="packets"`` becomes
   that attribute of the table row (``connections.Direction.packets``), shown as ``show`` says
   (``time``: -1 is None; ``packet``: 0 is None; ``opt``: negative is None). Fields without a
@@ -112,6 +116,20 @@ def grown(rows: Any, record: type[Record], n: int) -> Any:
     out = blank(record, n)
     out[: len(rows)] = rows
     return out
+
+
+def zeroed(record: type[Record], n: int, used: Any = None) -> Any:
+    """``n`` rows of all-zero bytes (not their initial values: see ``template``), with the
+    rows ``used`` copied in front. Zero pages are mapped lazily: untouched rows cost nothing."""
+    out = np.zeros(n, record.dtype)
+    if used is not None:
+        out[: len(used)] = used
+    return out.view(np.recarray)
+
+
+def template(record: type[Record]) -> Any:
+    """One row at its initial values: what the kernel copies into a ``zeroed`` row it starts."""
+    return blank(record, 1)
 
 
 # ---- reading: one row for the whole scan ------------------------------------------------------

@@ -23,6 +23,8 @@ def scan(
     packet: Rows,
     conns: Rows,
     sides: Rows,
+    conn0: Rows,
+    side0: Rows,
     ht: Rows,
     entries: Rows,
     want: Rows,
@@ -30,7 +32,8 @@ def scan(
 ) -> tuple[int, int]:
     """Read packets from ``buf[pos:end]`` into the connection table; returns (R_* code, position).
 
-    ``want[c]`` marks connections whose packets are copied to ``trace`` (``want`` is empty
+    ``conn0`` and ``side0`` hold one row each at the initial values (what a new connection's
+    rows start from). ``want[c]`` marks connections whose packets are copied to ``trace`` (``want`` is empty
     when nothing is traced). Returns before a packet could overflow an array, so Python can
     grow it.
     """
@@ -48,7 +51,7 @@ def scan(
         if code != R_PACKET:
             return code, pos
         if decode_packet(buf, pk, g):
-            find_connection(pk, conns, sides, ht, g)
+            find_connection(pk, conns, sides, conn0, side0, ht, g)
             track_segment(buf, pk, conns, sides, entries, g)
             if tracing and want[pk.conn]:
                 trace[g.n_trace] = pk

@@ -74,11 +74,13 @@ def key_hash(a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: in
 def lookup(
     ht: Ints, conns: Rows, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool
 ) -> tuple[int, int]:
-    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1)."""
+    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1).
+
+    A slot holds its connection's id + 1: 0 is a free slot, so a fresh table is zeroed memory."""
     size = ht.shape[0]
     j = slot_index(key_hash(a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6), size)
     while True:
-        c = ht[j]
+        c = ht[j] - 1
         if c < 0:
             return j, -1
         k: Conn = conns[c]
@@ -101,16 +103,31 @@ def rehash(ht: Ints, conns: Rows, n: int) -> None:
     for i in range(n):
         k: Conn = conns[i]
         j, _ = lookup(ht, conns, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
-        ht[j] = i
+        ht[j] = i + 1
 
 
 @jit
 def new_connection(
-    conns: Rows, g: Scan, pk: Packet, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int
+    conns: Rows,
+    sides: Rows,
+    conn0: Rows,
+    side0: Rows,
+    g: Scan,
+    pk: Packet,
+    a_hi: U64,
+    a_lo: U64,
+    b_hi: U64,
+    b_lo: U64,
+    a_port: int,
+    b_port: int,
 ) -> int:
-    """The next connection row (rows past ``Scan.conns`` are always blank)."""
+    """The next connection row, its two side rows started from the templates ``conn0[0]`` and
+    ``side0[0]`` (rows past ``Scan.conns`` are zeroed memory, see ``fields.zeroed``)."""
     c = g.conns
     g.conns += 1
+    conns[c] = conn0[0]
+    sides[2 * c] = side0[0]
+    sides[2 * c + 1] = side0[0]
     k: Conn = conns[c]
     k.a_ip_hi = a_hi
     k.a_ip_lo = a_lo
@@ -127,7 +144,7 @@ def new_connection(
 
 
 @hot
-def find_connection(pk: Packet, conns: Rows, sides: Rows, ht: Ints, g: Scan) -> None:
+def find_connection(pk: Packet, conns: Rows, sides: Rows, conn0: Rows, side0: Rows, ht: Ints, g: Scan) -> None:
     """The connection and side of the segment in ``pk`` (``Packet.conn``, ``Packet.side``),
     starting a new connection when it is one."""
     src_first = pk.src_hi < pk.dst_hi or (
@@ -145,8 +162,8 @@ def find_connection(pk: Packet, conns: Rows, sides: Rows, ht: Ints, g: Scan) -> 
         if base != -1 and base != pk.seq:
             c = -1  # port reuse: a new initial sequence number, a new connection
     if c < 0:
-        c = new_connection(conns, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
-        ht[j] = c
+        c = new_connection(conns, sides, conn0, side0, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
+        ht[j] = c + 1
     pk.conn = c
     pk.side = d
 
