@@ -23,7 +23,7 @@ from whodunnet.capture.fields import Col, Conn, Show, Side
 Role = Literal["client", "server"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SynEvent:
     """One SYN or SYN-ACK: when (epoch seconds), its packet number, and its ECN setup flags."""
 
@@ -32,7 +32,7 @@ class SynEvent:
     ecn: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Direction:
     """What one endpoint sent (``client`` → ``server`` or back) and how the peer treated it."""
 
@@ -121,7 +121,7 @@ class Direction:
     rst_after_fin_packet: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Connection:
     """One TCP connection as the capture saw it.
 
