@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import numpy.typing as npt
 
-from whodunnet.capture.constants import DUP_RING, MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
+from whodunnet.capture.constants import DUP_RING, MAX_HOLES, NO_ACK, OOO_DEFAULT
 
 #: An unsigned 64-bit word (the halves of an address).
 U64 = np.uint64
@@ -162,6 +162,7 @@ class Scan(Record):
     tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
     conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
     sketch_used: int = col(0, "entries in use in the sketch map")
+    n_events: int = col(0, "rows in use in the event pool")
     n_trace: int = col(0, "packet rows of traced connections waiting in the trace buffer")
     err: int = col(0, "an E_* code when reading stopped on bad input")
     err_a: int = col(0, "first number of the error message")
@@ -315,10 +316,7 @@ class Side(Record):
     )
     last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
     resent_end: int = col(0, "highest end of a segment it re-sent")
-    n_rto_ex: int = col(0, "RTO-style examples kept")
-    rto_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
-    rto_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    rto_idle: Floats = col(0.0, "the silence before each", shape=(MAX_EXAMPLES,))
+    n_rto_ex: int = col(0, "RTO-style examples kept (in the event pool, ``Event``)")
     n_holes: int = col(0, "gaps tracked below max_end")
     holes: Ints = col(
         0, "[start, end) of each gap, ascending (one spare row while splitting)", shape=(MAX_HOLES + 1, 2)
@@ -354,14 +352,9 @@ class Side(Record):
     pinned_checked: int = col(0, "data packets sent while the peer's window was known", view="window_checked_packets")
     syn_count: int = col(0, "SYNs (without ACK) sent")
     synack_count: int = col(0, "SYN-ACKs sent")
-    n_syn_ev: int = col(0, "SYNs kept")
-    syn_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    syn_ecn: Flags = col(0, "ECN setup (ECE+CWR) on each", shape=(MAX_EXAMPLES,))
-    syn_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
-    n_synack_ev: int = col(0, "SYN-ACKs kept")
-    synack_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    synack_ecn: Flags = col(0, "ECN setup (ECE without CWR) on each", shape=(MAX_EXAMPLES,))
-    synack_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
+    n_syn_ev: int = col(0, "SYNs kept (in the event pool, ``Event``)")
+    first_syn_ts: float = col(-1.0, "time of its first SYN kept")
+    n_synack_ev: int = col(0, "SYN-ACKs kept (in the event pool)")
     syn_win: int = col(-1, "raw window of its SYN or SYN-ACK")
     mss: int = col(-1, "MSS option it sent", view="mss", show="opt")
     wscale: int = col(-1, "window scale option it sent, -1 without")
@@ -384,6 +377,20 @@ class Side(Record):
     run_count: Ints = col(0, "its length (0: no run)", shape=(2,))
     distinct: Ints = col(0, "distinct values in the map", shape=(2,))
     folded: Flags = col(0, "past EXACT_KEYS distinct values: values are quantized", shape=(2,))
+
+
+class Event(Record):
+    """One kept example, in the event pool shared by every side: a SYN, a SYN-ACK or an
+    RTO-style retransmission (at most MAX_EXAMPLES of each per side, in the order sent).
+    Rare per side, so they live here rather than as fixed slots in every ``Side`` row."""
+
+    row: int = col(0, "the side row that sent it")
+    kind: int = col(0, "EV_SYN, EV_SYNACK or EV_RTO")
+    frame: int = col(0, "its packet number")
+    time: float = col(0.0, "its time")
+    value: float = col(
+        0.0, "EV_SYN: ECN setup asked (ECE+CWR), EV_SYNACK: accepted (ECE alone), 1 or 0; EV_RTO: the silence before it"
+    )
 
 
 class SketchEntry(Record):

@@ -406,9 +406,7 @@ def synack_retransmit_finding(index: int, conns: Sequence[Connection]) -> Findin
 # data transfer
 
 
-def _sides(
-    conns: Sequence[Connection], keep: Callable[[Direction], Any]
-) -> list[tuple[Connection, Role, Direction]]:
+def _sides(conns: Sequence[Connection], keep: Callable[[Direction], Any]) -> list[tuple[Connection, Role, Direction]]:
     """(connection, role, what it sent) of every side ``keep`` accepts, in table order."""
     return [(c, role, d) for c in conns for role in ROLES if keep(d := c.side(role))]
 

@@ -27,13 +27,14 @@ from whodunnet.capture.constants import (
     R_ERROR,
     R_FLUSH_TRACE,
     R_GROW_CONNS,
+    R_GROW_EVENTS,
     R_GROW_IFACES,
     R_GROW_SKETCHES,
     R_NEED_DATA,
     R_SKIP,
     linktype_name,
 )
-from whodunnet.capture.fields import Conn, Iface, Packet, Scan, Side, SketchEntry, blank, grown, template, zeroed
+from whodunnet.capture.fields import Conn, Event, Iface, Packet, Scan, Side, SketchEntry, blank, grown, template, zeroed
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
@@ -76,6 +77,8 @@ class CaptureState:
         self.side0 = template(Side)
         self.ht = np.zeros(4 * conns, np.int64)
         self.sketches = blank(SketchEntry, 4096)
+        #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
+        self.events = zeroed(Event, 1024)
         #: Connections whose segments are traced (empty: none), and the trace buffer.
         self.want = np.zeros(conns if trace else 0, np.bool_)
         self.trace = blank(Packet, TRACE_ROWS if trace else 0)
@@ -95,7 +98,7 @@ class CaptureState:
         """The arrays in ``scan``'s order. Compiled, they go as plain arrays: numba types a
         record array (a Python subclass) several times slower on every call."""
         arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.conn0, self.side0, self.ht]
-        arrays += [self.sketches]
+        arrays += [self.sketches, self.events]
         arrays += [self.want, self.trace]
         return tuple(arrays if _ROWS_BY_ATTRIBUTE else (a.view(np.ndarray) for a in arrays))
 
@@ -110,6 +113,9 @@ class CaptureState:
         if len(self.want):
             self.want = np.zeros(size, np.bool_)
             self.want[[i for i in self.traced if i < size]] = True
+
+    def grow_events(self) -> None:
+        self.events = zeroed(Event, 2 * len(self.events), self.events[: int(self.g.n_events)])
 
     def grow_sketches(self) -> None:
         bigger = blank(SketchEntry, 2 * len(self.sketches))
@@ -200,6 +206,8 @@ class Scanner:
                     pos, end = self._skip(pos, end)
                 elif code == R_GROW_CONNS:
                     st.grow_conns()
+                elif code == R_GROW_EVENTS:
+                    st.grow_events()
                 elif code == R_GROW_SKETCHES:
                     st.grow_sketches()
                 elif code == R_GROW_IFACES:

@@ -19,6 +19,9 @@ import numpy as np
 from whodunnet.capture.constants import (
     DUP_RING,
     DUP_WINDOW,
+    EV_RTO,
+    EV_SYN,
+    EV_SYNACK,
     HALF,
     M32,
     MAX_EXAMPLES,
@@ -50,7 +53,7 @@ from whodunnet.capture.constants import (
     TLP_SLACK,
     WRAP,
 )
-from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
+from whodunnet.capture.fields import U64, Conn, Event, Ints, Packet, Scan, Side
 from whodunnet.capture.kernel import hot, jit
 from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
@@ -181,12 +184,17 @@ def unwrap(rel32: int, near: int) -> int:
 
 
 @jit
-def keep_example(times: Floats, marks: Flags, frames: Ints, n: int, ts: float, mark: bool, frame: int) -> int:
-    """Keep one of the first MAX_EXAMPLES events (time, flag, packet); returns the new count."""
+def keep_example(events: Rows, g: Scan, row: int, kind: int, n: int, ts: float, value: float, frame: int) -> int:
+    """Keep one of a side's first MAX_EXAMPLES events of a kind in the event pool (the scan
+    loop keeps a free row); ``n`` is how many it kept; returns the new count."""
     if n < MAX_EXAMPLES:
-        times[n] = ts
-        marks[n] = mark
-        frames[n] = frame
+        e: Event = events[g.n_events]
+        g.n_events += 1
+        e.row = row
+        e.kind = kind
+        e.frame = frame
+        e.time = ts
+        e.value = value
         return n + 1
     return n
 
@@ -200,7 +208,7 @@ def start_side(s: Side, seq: int, syn: bool, ts: float) -> None:
 
 
 @jit
-def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int) -> None:
+def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int, row: int, events: Rows, g: Scan) -> None:
     """A SYN or SYN-ACK: who the client is, retries, ECN setup flags and handshake options."""
     ts = pk.ts
     flags = pk.tcp_flags
@@ -209,13 +217,15 @@ def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int) -> Non
             k.client = 1 - d
         s.synack_count += 1
         ecn = flags & (TH_ECE | TH_CWR) == TH_ECE  # ECN accepted
-        s.n_synack_ev = keep_example(s.synack_time, s.synack_ecn, s.synack_frame, s.n_synack_ev, ts, ecn, pk.frame)
+        s.n_synack_ev = keep_example(events, g, row, EV_SYNACK, s.n_synack_ev, ts, 1.0 if ecn else 0.0, pk.frame)
     else:
         if k.client == -1:
             k.client = d
         s.syn_count += 1
         ecn = flags & (TH_ECE | TH_CWR) == TH_ECE | TH_CWR  # ECN setup asked
-        s.n_syn_ev = keep_example(s.syn_time, s.syn_ecn, s.syn_frame, s.n_syn_ev, ts, ecn, pk.frame)
+        if not s.n_syn_ev:
+            s.first_syn_ts = ts
+        s.n_syn_ev = keep_example(events, g, row, EV_SYN, s.n_syn_ev, ts, 1.0 if ecn else 0.0, pk.frame)
     s.isn = pk.seq
     s.syn_win = pk.win
     mss, ws, sack, tsopt = tcp_options(buf, pk)
@@ -239,8 +249,8 @@ def track_handshake_ack(k: Conn, s: Side, p: Side, d: int, ts: float, frame: int
     if k.hs_ack_ts < 0 and d == k.client and p.synack_count:
         k.hs_ack_ts = ts
         k.hs_ack_pkt = frame
-        if s.n_syn_ev and ts > s.syn_time[0]:
-            k.ooo_thresh = ts - s.syn_time[0]
+        if s.n_syn_ev and ts > s.first_syn_ts:
+            k.ooo_thresh = ts - s.first_syn_ts
 
 
 @jit
@@ -305,7 +315,18 @@ def track_window(
 
 @jit
 def count_retransmission(
-    k: Conn, s: Side, p: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int
+    k: Conn,
+    s: Side,
+    p: Side,
+    payload: int,
+    rel: int,
+    seg_end: int,
+    idle: float,
+    ts: float,
+    frame: int,
+    row: int,
+    events: Rows,
+    g: Scan,
 ) -> None:
     """A retransmission, by what set it off: a re-send of bytes already acknowledged (the ACK was
     lost after the capture point: nothing waited on a loss), a tail loss probe, a timeout
@@ -329,12 +350,7 @@ def count_retransmission(
     elif idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
-        n = s.n_rto_ex
-        if n < MAX_EXAMPLES:
-            s.rto_frame[n] = frame
-            s.rto_time[n] = ts
-            s.rto_idle[n] = idle
-            s.n_rto_ex = n + 1
+        s.n_rto_ex = keep_example(events, g, row, EV_RTO, s.n_rto_ex, ts, idle, frame)
     s.resent_end = max(s.resent_end, seg_end)
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
@@ -426,6 +442,9 @@ def track_data(
     ts: float,
     idle: float,
     frame: int,
+    row: int,
+    events: Rows,
+    g: Scan,
 ) -> int:
     """This side's sequence space: new, a SYN retry, a keep-alive, reordered or retransmitted.
 
@@ -469,7 +488,7 @@ def track_data(
         kind = SEG_OUT_OF_ORDER
     else:
         kind = SEG_RETRANSMISSION
-        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame)
+        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame, row, events, g)
     if payload and s.ack_valid:
         track_in_flight(s, p)
     s.last_send_ts = ts
@@ -486,7 +505,7 @@ def track_fin(s: Side, p: Side, ts: float, frame: int) -> None:
 
 
 @hot
-def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, g: Scan) -> None:
+def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, events: Rows, g: Scan) -> None:
     """Update the segment's connection (``Packet.conn``) with it; the table's view of the
     segment (relative numbers, SEG_* class) goes back into ``pk``."""
     c = pk.conn
@@ -516,7 +535,7 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         pk.kind = SEG_DUPLICATE
         return
     if syn:
-        track_syn(buf, pk, k, s, p, d)
+        track_syn(buf, pk, k, s, p, d, row, events, g)
     elif flags & TH_ACK:
         track_handshake_ack(k, s, p, d, ts, frame)
     if flags & TH_RST:
@@ -529,6 +548,6 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
             p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
-    pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
+    pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame, row, events, g)
     if fin and s.fin_ts < 0:
         track_fin(s, p, ts, frame)
