@@ -35,9 +35,9 @@ def scan(
 
     ``conn0`` and ``side0`` hold one row each at the initial values (what a new connection's
     rows start from); ``events`` is the pool of kept SYNs, SYN-ACKs and RTO-style
-    retransmissions (``fields.Event``). ``want[c]`` marks connections whose packets are copied to ``trace`` (``want`` is empty
-    when nothing is traced). Returns before a packet could overflow an array, so Python can
-    grow it.
+    retransmissions (``fields.Event``). ``want[c]`` marks connections whose packets are copied
+    to ``trace`` (``want`` is empty when nothing is traced). Returns before a packet could
+    overflow an array, so Python can grow it.
     """
     g: Scan = state[0]
     pk: Packet = packet[0]
