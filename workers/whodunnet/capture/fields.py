@@ -343,7 +343,7 @@ class Side(Record):
         "numbers, length, flags, window, TCP checksum and IPv4 identification (-1: slot empty)",
         shape=(DUP_RING,),
     )
-    recent_ttl: Ints = col(0, "their TTLs", shape=(DUP_RING,))
+    recent_ttl: Flags = col(0, "their TTLs (hop limits): one byte each", shape=(DUP_RING,))
     recent_ts: Floats = col(0.0, "their times", shape=(DUP_RING,))
     max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")
     pinned: int = col(
