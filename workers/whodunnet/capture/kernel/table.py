@@ -324,9 +324,6 @@ def count_retransmission(
     idle: float,
     ts: float,
     frame: int,
-    row: int,
-    events: Rows,
-    g: Scan,
 ) -> None:
     """A retransmission, by what set it off: a re-send of bytes already acknowledged (the ACK was
     lost after the capture point: nothing waited on a loss), a tail loss probe, a timeout
@@ -350,7 +347,6 @@ def count_retransmission(
     elif idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
-        s.n_rto_ex = keep_example(events, g, row, EV_RTO, s.n_rto_ex, ts, idle, frame)
     s.resent_end = max(s.resent_end, seg_end)
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
@@ -442,9 +438,6 @@ def track_data(
     ts: float,
     idle: float,
     frame: int,
-    row: int,
-    events: Rows,
-    g: Scan,
 ) -> int:
     """This side's sequence space: new, a SYN retry, a keep-alive, reordered or retransmitted.
 
@@ -488,7 +481,7 @@ def track_data(
         kind = SEG_OUT_OF_ORDER
     else:
         kind = SEG_RETRANSMISSION
-        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame, row, events, g)
+        count_retransmission(k, s, p, payload, rel, seg_end, idle, ts, frame)
     if payload and s.ack_valid:
         track_in_flight(s, p)
     s.last_send_ts = ts
@@ -548,6 +541,10 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
             p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
-    pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame, row, events, g)
+    rto = s.rto
+    pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
+    if s.rto != rto:  # an RTO-style retransmission: keep it as an example (here, not in track_data,
+        # whose every call would otherwise carry the event pool)
+        s.n_rto_ex = keep_example(events, g, row, EV_RTO, s.n_rto_ex, ts, idle, frame)
     if fin and s.fin_ts < 0:
         track_fin(s, p, ts, frame)
