@@ -95,7 +95,7 @@ class CaptureAnalysis:
         if st is None:
             return ()
         n = st.n
-        return build_table(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles())
+        return build_table(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles(), st.events[: int(st.g.n_events)])
 
     def summary(self) -> Summary:
         """The summary of what has been read so far (what the evidence card shows)."""

@@ -17,13 +17,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from whodunnet.capture.constants import SKETCH_RTT, SKETCH_WINDOW
+from whodunnet.capture.constants import EV_RTO, EV_SYN, EV_SYNACK, SKETCH_RTT, SKETCH_WINDOW
 from whodunnet.capture.fields import Col, Conn, Show, Side
 
 Role = Literal["client", "server"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SynEvent:
     """One SYN or SYN-ACK: when (epoch seconds), its packet number, and its ECN setup flags."""
 
@@ -32,7 +32,7 @@ class SynEvent:
     ecn: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Direction:
     """What one endpoint sent (``client`` → ``server`` or back) and how the peer treated it."""
 
@@ -121,7 +121,7 @@ class Direction:
     rst_after_fin_packet: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Connection:
     """One TCP connection as the capture saw it.
 
@@ -204,13 +204,15 @@ class SideColumns:
     """Side fields of the side rows ``rows`` as numpy columns, one entry per Direction to build.
 
     ``end`` and ``scale_known`` are the connection's (its last packet's time, whether the
-    handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``.
+    handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``, ``events``
+    the event pool's rows in use (``fields.Event``).
     """
 
-    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any) -> None:
+    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any, events: Any) -> None:
         self._sides = sides
         self.rows = rows
         self._q = q
+        self._events = events
         self.end = end
         self.scale_known = scale_known
         self._cache: dict[str, Any] = {}
@@ -220,6 +222,21 @@ class SideColumns:
         if col is None:
             col = self._cache[name] = self._sides[name][self.rows]
         return col
+
+    def kept(self, kind: int) -> list[list[tuple[int, float, float]]]:
+        """Per side row: the (packet, time, value) of each event of ``kind`` it kept, in order."""
+        ev = self._events
+        sel = ev["kind"] == kind
+        by_row: dict[int, list[tuple[int, float, float]]] = {}
+        for r, f, t, v in zip(
+            ev["row"][sel].tolist(),
+            ev["frame"][sel].tolist(),
+            ev["time"][sel].tolist(),
+            ev["value"][sel].tolist(),
+            strict=True,
+        ):
+            by_row.setdefault(r, []).append((f, t, v))
+        return [by_row.get(r, []) for r in self.rows.tolist()]
 
     def quantile(self, which: int, i: int) -> Any:
         """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
@@ -238,17 +255,7 @@ def _throughput(s: SideColumns) -> list[float | None]:
 
 
 def _rto_examples(s: SideColumns) -> list[tuple[tuple[int, float, float], ...]]:
-    out: list[tuple[tuple[int, float, float], ...]] = [()] * len(s.rows)
-    counts = s["n_rto_ex"]
-    for i in np.flatnonzero(counts).tolist():
-        n = int(counts[i])
-        frames, times, idles = (
-            s["rto_frame"][i, :n].tolist(),
-            s["rto_time"][i, :n].tolist(),
-            s["rto_idle"][i, :n].tolist(),
-        )
-        out[i] = tuple(zip(frames, times, idles, strict=True))
-    return out
+    return [tuple(kept) for kept in s.kept(EV_RTO)]
 
 
 def _seconds(us: Any) -> list[float | None]:
@@ -307,14 +314,9 @@ def _ip(hi: int, lo: int, v6: bool) -> str:
     return f"{lo >> 24}.{(lo >> 16) & 255}.{(lo >> 8) & 255}.{lo & 255}"
 
 
-def _events(s: SideColumns, prefix: str) -> list[tuple[SynEvent, ...]]:
-    """The SYNs (``prefix`` "syn") or SYN-ACKs ("synack") each side row kept."""
-    counts = s[f"n_{prefix}_ev"].tolist()
-    times, ecns, frames = (s[f"{prefix}_{x}"].tolist() for x in ("time", "ecn", "frame"))
-    return [
-        tuple(SynEvent(t[i], f[i], bool(e[i])) for i in range(n))
-        for n, t, e, f in zip(counts, times, ecns, frames, strict=True)
-    ]
+def _events(s: SideColumns, kind: int) -> list[tuple[SynEvent, ...]]:
+    """The SYNs (``kind`` EV_SYN) or SYN-ACKs (EV_SYNACK) each side row kept."""
+    return [tuple(SynEvent(t, f, bool(v)) for f, t, v in kept) for kept in s.kept(kind)]
 
 
 def _first_of(client_ts: float, server_ts: float) -> tuple[float | None, Role | None]:
@@ -350,18 +352,18 @@ def _initial_rtt(hs_ack_ts: float, syns: tuple[SynEvent, ...], synacks: tuple[Sy
     return (first_synack - syns_before[-1]) + (hs_ack_ts - last_synack[-1])
 
 
-def build_table(conns: Any, sides: Any, quantiles: Any) -> tuple[Connection, ...]:
-    """Every connection's row, in id order, from the kernel's ``Conn`` and ``Side`` rows and the
-    sketch quantiles (``scanner.CaptureState.sketch_quantiles``)."""
+def build_table(conns: Any, sides: Any, quantiles: Any, events: Any) -> tuple[Connection, ...]:
+    """Every connection's row, in id order, from the kernel's ``Conn`` and ``Side`` rows, the
+    sketch quantiles (``scanner.CaptureState.sketch_quantiles``) and the event pool's rows."""
     n = len(conns)
     if not n:
         return ()
     client, known = client_sides(conns, sides)
     crow = 2 * np.arange(n) + client
-    cs = SideColumns(sides, crow, quantiles, conns.last_ts, conns.scale_known)
-    ss = SideColumns(sides, crow ^ 1, quantiles, conns.last_ts, conns.scale_known)
+    cs = SideColumns(sides, crow, quantiles, conns.last_ts, conns.scale_known, events)
+    ss = SideColumns(sides, crow ^ 1, quantiles, conns.last_ts, conns.scale_known, events)
     c2s, s2c = directions(cs), directions(ss)
-    syns, synacks = _events(cs, "syn"), _events(ss, "synack")
+    syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
     direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
     k = {name: conns[name].tolist() for name in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
     first_ts, last_ts, hs_ack = conns.first_ts.tolist(), conns.last_ts.tolist(), conns.hs_ack_ts.tolist()

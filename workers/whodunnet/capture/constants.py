@@ -238,6 +238,10 @@ TLP_SLACK = 0.25
 PINNED_SHARE = 0.85
 #: How many examples (SYN times, retransmission packets...) a connection side keeps.
 MAX_EXAMPLES = 8
+#: What an event-pool row (``fields.Event``) is: a SYN, a SYN-ACK or an RTO-style retransmission.
+EV_SYN = 0
+EV_SYNACK = 1
+EV_RTO = 2
 #: Gaps in the sequence space a side has sent (seen jumps not yet filled) that are tracked.
 #: A segment inside one fills space never seen (reordering or a resend of a segment lost before
 #: the capture point); anything else below the highest sequence re-sends bytes this capture
@@ -287,6 +291,7 @@ R_GROW_CONNS = 5  # the connection arrays are full: grow them and call again
 R_GROW_SKETCHES = 6  # the sketch map is too full
 R_GROW_IFACES = 7  # the interface rows are full
 R_FLUSH_TRACE = 8  # the trace buffer is full: take its rows and call again
+R_GROW_EVENTS = 9  # the event pool is full: grow it and call again
 
 #: Bad input (Scan.err), and what each says (ERRORS).
 E_SHORT_MAGIC = 1

@@ -9,6 +9,10 @@ From that:
   writes fields by name (``side.retrans += 1``), so no index is ever numbered by hand, and
   the annotation lets mypy check those names in the kernel's source.
 - ``blank(Side, n)`` gives n rows at their initial values; ``grown(rows, n)`` a bigger copy.
+- The connection arrays (``Conn``, ``Side``) are ``zeroed`` instead: all-zero memory the
+  operating system hands out lazily (calloc), so an array's unused tail costs neither time
+  nor resident memory; the kernel copies ``blank(Conn, 1)`` and ``blank(Side, 1)`` (the
+  ``template``) into a row when it starts a connection there.
 - The Python views read the same columns by name: a field with ``view="packets"`` becomes
   that attribute of the table row (``connections.Direction.packets``), shown as ``show`` says
   (``time``: -1 is None; ``packet``: 0 is None; ``opt``: negative is None). Fields without a
@@ -27,7 +31,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import numpy.typing as npt
 
-from whodunnet.capture.constants import DUP_RING, MAX_EXAMPLES, MAX_HOLES, NO_ACK, OOO_DEFAULT
+from whodunnet.capture.constants import DUP_RING, MAX_HOLES, NO_ACK, OOO_DEFAULT
 
 #: An unsigned 64-bit word (the halves of an address).
 U64 = np.uint64
@@ -114,6 +118,20 @@ def grown(rows: Any, record: type[Record], n: int) -> Any:
     return out
 
 
+def zeroed(record: type[Record], n: int, used: Any = None) -> Any:
+    """``n`` rows of all-zero bytes (not their initial values: see ``template``), with the
+    rows ``used`` copied in front. Zero pages are mapped lazily: untouched rows cost nothing."""
+    out = np.zeros(n, record.dtype)
+    if used is not None:
+        out[: len(used)] = used
+    return out.view(np.recarray)
+
+
+def template(record: type[Record]) -> Any:
+    """One row at its initial values: what the kernel copies into a ``zeroed`` row it starts."""
+    return blank(record, 1)
+
+
 # ---- reading: one row for the whole scan ------------------------------------------------------
 
 
@@ -144,6 +162,7 @@ class Scan(Record):
     tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
     conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
     sketch_used: int = col(0, "entries in use in the sketch map")
+    n_events: int = col(0, "rows in use in the event pool")
     n_trace: int = col(0, "packet rows of traced connections waiting in the trace buffer")
     err: int = col(0, "an E_* code when reading stopped on bad input")
     err_a: int = col(0, "first number of the error message")
@@ -297,10 +316,7 @@ class Side(Record):
     )
     last_send_ts: float = col(-1.0, "time of its last segment with sequence space (new or re-sent)")
     resent_end: int = col(0, "highest end of a segment it re-sent")
-    n_rto_ex: int = col(0, "RTO-style examples kept")
-    rto_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
-    rto_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    rto_idle: Floats = col(0.0, "the silence before each", shape=(MAX_EXAMPLES,))
+    n_rto_ex: int = col(0, "RTO-style examples kept (in the event pool, ``Event``)")
     n_holes: int = col(0, "gaps tracked below max_end")
     holes: Ints = col(
         0, "[start, end) of each gap, ascending (one spare row while splitting)", shape=(MAX_HOLES + 1, 2)
@@ -327,7 +343,7 @@ class Side(Record):
         "numbers, length, flags, window, TCP checksum and IPv4 identification (-1: slot empty)",
         shape=(DUP_RING,),
     )
-    recent_ttl: Ints = col(0, "their TTLs", shape=(DUP_RING,))
+    recent_ttl: Flags = col(0, "their TTLs (hop limits): one byte each", shape=(DUP_RING,))
     recent_ts: Floats = col(0.0, "their times", shape=(DUP_RING,))
     max_inflight: int = col(0, "largest bytes in flight when it sent data", view="max_in_flight")
     pinned: int = col(
@@ -336,14 +352,9 @@ class Side(Record):
     pinned_checked: int = col(0, "data packets sent while the peer's window was known", view="window_checked_packets")
     syn_count: int = col(0, "SYNs (without ACK) sent")
     synack_count: int = col(0, "SYN-ACKs sent")
-    n_syn_ev: int = col(0, "SYNs kept")
-    syn_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    syn_ecn: Flags = col(0, "ECN setup (ECE+CWR) on each", shape=(MAX_EXAMPLES,))
-    syn_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
-    n_synack_ev: int = col(0, "SYN-ACKs kept")
-    synack_time: Floats = col(0.0, "their times", shape=(MAX_EXAMPLES,))
-    synack_ecn: Flags = col(0, "ECN setup (ECE without CWR) on each", shape=(MAX_EXAMPLES,))
-    synack_frame: Ints = col(0, "their packet numbers", shape=(MAX_EXAMPLES,))
+    n_syn_ev: int = col(0, "SYNs kept (in the event pool, ``Event``)")
+    first_syn_ts: float = col(-1.0, "time of its first SYN kept")
+    n_synack_ev: int = col(0, "SYN-ACKs kept (in the event pool)")
     syn_win: int = col(-1, "raw window of its SYN or SYN-ACK")
     mss: int = col(-1, "MSS option it sent", view="mss", show="opt")
     wscale: int = col(-1, "window scale option it sent, -1 without")
@@ -366,6 +377,20 @@ class Side(Record):
     run_count: Ints = col(0, "its length (0: no run)", shape=(2,))
     distinct: Ints = col(0, "distinct values in the map", shape=(2,))
     folded: Flags = col(0, "past EXACT_KEYS distinct values: values are quantized", shape=(2,))
+
+
+class Event(Record):
+    """One kept example, in the event pool shared by every side: a SYN, a SYN-ACK or an
+    RTO-style retransmission (at most MAX_EXAMPLES of each per side, in the order sent).
+    Rare per side, so they live here rather than as fixed slots in every ``Side`` row."""
+
+    row: int = col(0, "the side row that sent it")
+    kind: int = col(0, "EV_SYN, EV_SYNACK or EV_RTO")
+    frame: int = col(0, "its packet number")
+    time: float = col(0.0, "its time")
+    value: float = col(
+        0.0, "EV_SYN: ECN setup asked (ECE+CWR), EV_SYNACK: accepted (ECE alone), 1 or 0; EV_RTO: the silence before it"
+    )
 
 
 class SketchEntry(Record):

@@ -406,19 +406,20 @@ def synack_retransmit_finding(index: int, conns: Sequence[Connection]) -> Findin
 # data transfer
 
 
-def _sides(conns: Sequence[Connection]) -> list[tuple[Connection, Role, Direction]]:
-    return [(c, role, c.side(role)) for c in conns for role in ROLES]
+def _sides(conns: Sequence[Connection], keep: Callable[[Direction], Any]) -> list[tuple[Connection, Role, Direction]]:
+    """(connection, role, what it sent) of every side ``keep`` accepts, in table order."""
+    return [(c, role, d) for c in conns for role in ROLES if keep(d := c.side(role))]
 
 
 def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
     """Retransmissions a timer set off: RTOs (after ≥ 200 ms of silence) and tail loss probes."""
-    sides = [(c, r, d) for c, r, d in _sides(conns) if d.rto_retransmissions or d.tail_loss_probes]
+    sides = _sides(conns, lambda d: d.rto_retransmissions or d.tail_loss_probes)
     if not sides:
         return None
     rto = sum(d.rto_retransmissions for _, _, d in sides)
     tlp = sum(d.tail_loss_probes for _, _, d in sides)
-    fast = sum(d.fast_retransmissions for _, _, d in _sides(conns))
-    acked = sum(d.resent_acknowledged for _, _, d in _sides(conns))
+    fast = sum(c.c2s.fast_retransmissions + c.s2c.fast_retransmissions for c in conns)
+    acked = sum(c.c2s.resent_acknowledged + c.s2c.resent_acknowledged for c in conns)
     wait = sum(d.rto_wait for _, _, d in sides)
     tlp_wait = sum(d.tlp_wait for _, _, d in sides)
     idles = [e[2] for _, _, d in sides for e in d.rto_examples]
@@ -503,7 +504,7 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
 
 
 def zero_window_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    sides = [(c, r, d) for c, r, d in _sides(conns) if d.zero_windows]
+    sides = _sides(conns, lambda d: d.zero_windows)
     if not sides:
         return None
     count = sum(d.zero_windows for _, _, d in sides)
@@ -784,7 +785,7 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
 
 
 def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows = [(c, r, d) for c, r, d in _sides(conns) if d.rst_after_fin_packet]
+    rows = _sides(conns, lambda d: d.rst_after_fin_packet)
     if not rows:
         return None
 

@@ -27,13 +27,14 @@ from whodunnet.capture.constants import (
     R_ERROR,
     R_FLUSH_TRACE,
     R_GROW_CONNS,
+    R_GROW_EVENTS,
     R_GROW_IFACES,
     R_GROW_SKETCHES,
     R_NEED_DATA,
     R_SKIP,
     linktype_name,
 )
-from whodunnet.capture.fields import Conn, Iface, Packet, Scan, Side, SketchEntry, blank, grown
+from whodunnet.capture.fields import Conn, Event, Iface, Packet, Scan, Side, SketchEntry, blank, grown, template, zeroed
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
@@ -61,16 +62,23 @@ def buffer_size(max_caplen: int, size_hint: int) -> int:
 
 
 class CaptureState:
-    """Every array the kernel reads and writes, grown (doubling) between kernel calls."""
+    """Every array the kernel reads and writes, grown (doubling) between kernel calls.
+
+    The connection arrays are ``fields.zeroed``: a row's memory is touched when the kernel
+    starts a connection in it, so resident memory follows the connections, not the capacity."""
 
     def __init__(self, *, conns: int = 1024, trace: bool = False) -> None:
         self.scan = blank(Scan, 1)
         self.ifaces = blank(Iface, 4)
         self.packet = blank(Packet, 1)
-        self.conns = blank(Conn, conns)
-        self.sides = blank(Side, 2 * conns)
-        self.ht = np.full(4 * conns, -1, np.int64)
+        self.conns = zeroed(Conn, conns)
+        self.sides = zeroed(Side, 2 * conns)
+        self.conn0 = template(Conn)
+        self.side0 = template(Side)
+        self.ht = np.zeros(4 * conns, np.int64)
         self.sketches = blank(SketchEntry, 4096)
+        #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
+        self.events = zeroed(Event, 1024)
         #: Connections whose segments are traced (empty: none), and the trace buffer.
         self.want = np.zeros(conns if trace else 0, np.bool_)
         self.trace = blank(Packet, TRACE_ROWS if trace else 0)
@@ -89,20 +97,25 @@ class CaptureState:
     def args(self) -> tuple[Any, ...]:
         """The arrays in ``scan``'s order. Compiled, they go as plain arrays: numba types a
         record array (a Python subclass) several times slower on every call."""
-        arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.ht, self.sketches]
+        arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.conn0, self.side0, self.ht]
+        arrays += [self.sketches, self.events]
         arrays += [self.want, self.trace]
         return tuple(arrays if _ROWS_BY_ATTRIBUTE else (a.view(np.ndarray) for a in arrays))
 
     def grow_conns(self) -> None:
         size = 2 * len(self.conns)
-        self.conns = grown(self.conns, Conn, size)
-        self.sides = grown(self.sides, Side, 2 * size)
-        self.ht = np.full(4 * size, -1, np.int64)
+        n = self.n
+        self.conns = zeroed(Conn, size, self.conns[:n])
+        self.sides = zeroed(Side, 2 * size, self.sides[: 2 * n])
+        self.ht = np.zeros(4 * size, np.int64)
         with np.errstate(over="ignore"):  # hashes wrap by design (only numpy warns)
             rehash(self.ht, self.conns, self.n)
         if len(self.want):
             self.want = np.zeros(size, np.bool_)
             self.want[[i for i in self.traced if i < size]] = True
+
+    def grow_events(self) -> None:
+        self.events = zeroed(Event, 2 * len(self.events), self.events[: int(self.g.n_events)])
 
     def grow_sketches(self) -> None:
         bigger = blank(SketchEntry, 2 * len(self.sketches))
@@ -193,6 +206,8 @@ class Scanner:
                     pos, end = self._skip(pos, end)
                 elif code == R_GROW_CONNS:
                     st.grow_conns()
+                elif code == R_GROW_EVENTS:
+                    st.grow_events()
                 elif code == R_GROW_SKETCHES:
                     st.grow_sketches()
                 elif code == R_GROW_IFACES:

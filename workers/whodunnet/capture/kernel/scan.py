@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whodunnet.capture.constants import R_FLUSH_TRACE, R_GROW_CONNS, R_GROW_SKETCHES, R_PACKET, R_SKIP
+from whodunnet.capture.constants import R_FLUSH_TRACE, R_GROW_CONNS, R_GROW_EVENTS, R_GROW_SKETCHES, R_PACKET, R_SKIP
 from whodunnet.capture.fields import Packet, Scan
 from whodunnet.capture.kernel import jit
 from whodunnet.capture.kernel.decode import decode_packet
@@ -23,16 +23,21 @@ def scan(
     packet: Rows,
     conns: Rows,
     sides: Rows,
+    conn0: Rows,
+    side0: Rows,
     ht: Rows,
     entries: Rows,
+    events: Rows,
     want: Rows,
     trace: Rows,
 ) -> tuple[int, int]:
     """Read packets from ``buf[pos:end]`` into the connection table; returns (R_* code, position).
 
-    ``want[c]`` marks connections whose packets are copied to ``trace`` (``want`` is empty
-    when nothing is traced). Returns before a packet could overflow an array, so Python can
-    grow it.
+    ``conn0`` and ``side0`` hold one row each at the initial values (what a new connection's
+    rows start from); ``events`` is the pool of kept SYNs, SYN-ACKs and RTO-style
+    retransmissions (``fields.Event``). ``want[c]`` marks connections whose packets are copied
+    to ``trace`` (``want`` is empty when nothing is traced). Returns before a packet could
+    overflow an array, so Python can grow it.
     """
     g: Scan = state[0]
     pk: Packet = packet[0]
@@ -42,14 +47,16 @@ def scan(
             return R_GROW_CONNS, pos
         if (g.sketch_used + 2) * 2 > entries.shape[0]:
             return R_GROW_SKETCHES, pos
+        if g.n_events + 1 >= events.shape[0]:  # a packet keeps at most one event
+            return R_GROW_EVENTS, pos
         if tracing and g.n_trace == trace.shape[0]:
             return R_FLUSH_TRACE, pos
         code, pos = next_packet(buf, pos, end, eof, max_caplen, g, ifaces, pk)
         if code != R_PACKET:
             return code, pos
         if decode_packet(buf, pk, g):
-            find_connection(pk, conns, sides, ht, g)
-            track_segment(buf, pk, conns, sides, entries, g)
+            find_connection(pk, conns, sides, conn0, side0, ht, g)
+            track_segment(buf, pk, conns, sides, entries, events, g)
             if tracing and want[pk.conn]:
                 trace[g.n_trace] = pk
                 g.n_trace += 1

@@ -19,6 +19,9 @@ import numpy as np
 from whodunnet.capture.constants import (
     DUP_RING,
     DUP_WINDOW,
+    EV_RTO,
+    EV_SYN,
+    EV_SYNACK,
     HALF,
     M32,
     MAX_EXAMPLES,
@@ -50,7 +53,7 @@ from whodunnet.capture.constants import (
     TLP_SLACK,
     WRAP,
 )
-from whodunnet.capture.fields import U64, Conn, Flags, Floats, Ints, Packet, Scan, Side
+from whodunnet.capture.fields import U64, Conn, Event, Ints, Packet, Scan, Side
 from whodunnet.capture.kernel import hot, jit
 from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
@@ -74,11 +77,13 @@ def key_hash(a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: in
 def lookup(
     ht: Ints, conns: Rows, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool
 ) -> tuple[int, int]:
-    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1)."""
+    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1).
+
+    A slot holds its connection's id + 1: 0 is a free slot, so a fresh table is zeroed memory."""
     size = ht.shape[0]
     j = slot_index(key_hash(a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6), size)
     while True:
-        c = ht[j]
+        c = ht[j] - 1
         if c < 0:
             return j, -1
         k: Conn = conns[c]
@@ -101,16 +106,31 @@ def rehash(ht: Ints, conns: Rows, n: int) -> None:
     for i in range(n):
         k: Conn = conns[i]
         j, _ = lookup(ht, conns, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
-        ht[j] = i
+        ht[j] = i + 1
 
 
 @jit
 def new_connection(
-    conns: Rows, g: Scan, pk: Packet, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int
+    conns: Rows,
+    sides: Rows,
+    conn0: Rows,
+    side0: Rows,
+    g: Scan,
+    pk: Packet,
+    a_hi: U64,
+    a_lo: U64,
+    b_hi: U64,
+    b_lo: U64,
+    a_port: int,
+    b_port: int,
 ) -> int:
-    """The next connection row (rows past ``Scan.conns`` are always blank)."""
+    """The next connection row, its two side rows started from the templates ``conn0[0]`` and
+    ``side0[0]`` (rows past ``Scan.conns`` are zeroed memory, see ``fields.zeroed``)."""
     c = g.conns
     g.conns += 1
+    conns[c] = conn0[0]
+    sides[2 * c] = side0[0]
+    sides[2 * c + 1] = side0[0]
     k: Conn = conns[c]
     k.a_ip_hi = a_hi
     k.a_ip_lo = a_lo
@@ -127,7 +147,7 @@ def new_connection(
 
 
 @hot
-def find_connection(pk: Packet, conns: Rows, sides: Rows, ht: Ints, g: Scan) -> None:
+def find_connection(pk: Packet, conns: Rows, sides: Rows, conn0: Rows, side0: Rows, ht: Ints, g: Scan) -> None:
     """The connection and side of the segment in ``pk`` (``Packet.conn``, ``Packet.side``),
     starting a new connection when it is one."""
     src_first = pk.src_hi < pk.dst_hi or (
@@ -145,8 +165,8 @@ def find_connection(pk: Packet, conns: Rows, sides: Rows, ht: Ints, g: Scan) -> 
         if base != -1 and base != pk.seq:
             c = -1  # port reuse: a new initial sequence number, a new connection
     if c < 0:
-        c = new_connection(conns, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
-        ht[j] = c
+        c = new_connection(conns, sides, conn0, side0, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
+        ht[j] = c + 1
     pk.conn = c
     pk.side = d
 
@@ -164,12 +184,17 @@ def unwrap(rel32: int, near: int) -> int:
 
 
 @jit
-def keep_example(times: Floats, marks: Flags, frames: Ints, n: int, ts: float, mark: bool, frame: int) -> int:
-    """Keep one of the first MAX_EXAMPLES events (time, flag, packet); returns the new count."""
+def keep_example(events: Rows, g: Scan, row: int, kind: int, n: int, ts: float, value: float, frame: int) -> int:
+    """Keep one of a side's first MAX_EXAMPLES events of a kind in the event pool (the scan
+    loop keeps a free row); ``n`` is how many it kept; returns the new count."""
     if n < MAX_EXAMPLES:
-        times[n] = ts
-        marks[n] = mark
-        frames[n] = frame
+        e: Event = events[g.n_events]
+        g.n_events += 1
+        e.row = row
+        e.kind = kind
+        e.frame = frame
+        e.time = ts
+        e.value = value
         return n + 1
     return n
 
@@ -183,7 +208,7 @@ def start_side(s: Side, seq: int, syn: bool, ts: float) -> None:
 
 
 @jit
-def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int) -> None:
+def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int, row: int, events: Rows, g: Scan) -> None:
     """A SYN or SYN-ACK: who the client is, retries, ECN setup flags and handshake options."""
     ts = pk.ts
     flags = pk.tcp_flags
@@ -192,13 +217,15 @@ def track_syn(buf: Buffer, pk: Packet, k: Conn, s: Side, p: Side, d: int) -> Non
             k.client = 1 - d
         s.synack_count += 1
         ecn = flags & (TH_ECE | TH_CWR) == TH_ECE  # ECN accepted
-        s.n_synack_ev = keep_example(s.synack_time, s.synack_ecn, s.synack_frame, s.n_synack_ev, ts, ecn, pk.frame)
+        s.n_synack_ev = keep_example(events, g, row, EV_SYNACK, s.n_synack_ev, ts, 1.0 if ecn else 0.0, pk.frame)
     else:
         if k.client == -1:
             k.client = d
         s.syn_count += 1
         ecn = flags & (TH_ECE | TH_CWR) == TH_ECE | TH_CWR  # ECN setup asked
-        s.n_syn_ev = keep_example(s.syn_time, s.syn_ecn, s.syn_frame, s.n_syn_ev, ts, ecn, pk.frame)
+        if not s.n_syn_ev:
+            s.first_syn_ts = ts
+        s.n_syn_ev = keep_example(events, g, row, EV_SYN, s.n_syn_ev, ts, 1.0 if ecn else 0.0, pk.frame)
     s.isn = pk.seq
     s.syn_win = pk.win
     mss, ws, sack, tsopt = tcp_options(buf, pk)
@@ -222,8 +249,8 @@ def track_handshake_ack(k: Conn, s: Side, p: Side, d: int, ts: float, frame: int
     if k.hs_ack_ts < 0 and d == k.client and p.synack_count:
         k.hs_ack_ts = ts
         k.hs_ack_pkt = frame
-        if s.n_syn_ev and ts > s.syn_time[0]:
-            k.ooo_thresh = ts - s.syn_time[0]
+        if s.n_syn_ev and ts > s.first_syn_ts:
+            k.ooo_thresh = ts - s.first_syn_ts
 
 
 @jit
@@ -288,7 +315,15 @@ def track_window(
 
 @jit
 def count_retransmission(
-    k: Conn, s: Side, p: Side, payload: int, rel: int, seg_end: int, idle: float, ts: float, frame: int
+    k: Conn,
+    s: Side,
+    p: Side,
+    payload: int,
+    rel: int,
+    seg_end: int,
+    idle: float,
+    ts: float,
+    frame: int,
 ) -> None:
     """A retransmission, by what set it off: a re-send of bytes already acknowledged (the ACK was
     lost after the capture point: nothing waited on a loss), a tail loss probe, a timeout
@@ -312,12 +347,6 @@ def count_retransmission(
     elif idle >= RTO_IDLE:
         s.rto += 1
         s.rto_wait += idle
-        n = s.n_rto_ex
-        if n < MAX_EXAMPLES:
-            s.rto_frame[n] = frame
-            s.rto_time[n] = ts
-            s.rto_idle[n] = idle
-            s.n_rto_ex = n + 1
     s.resent_end = max(s.resent_end, seg_end)
     if s.timed_end and rel < s.timed_end:
         s.timed_end = 0
@@ -469,7 +498,7 @@ def track_fin(s: Side, p: Side, ts: float, frame: int) -> None:
 
 
 @hot
-def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, g: Scan) -> None:
+def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, events: Rows, g: Scan) -> None:
     """Update the segment's connection (``Packet.conn``) with it; the table's view of the
     segment (relative numbers, SEG_* class) goes back into ``pk``."""
     c = pk.conn
@@ -499,7 +528,7 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
         pk.kind = SEG_DUPLICATE
         return
     if syn:
-        track_syn(buf, pk, k, s, p, d)
+        track_syn(buf, pk, k, s, p, d, row, events, g)
     elif flags & TH_ACK:
         track_handshake_ack(k, s, p, d, ts, frame)
     if flags & TH_RST:
@@ -512,6 +541,10 @@ def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Ro
             p.dsacked += 1  # RFC 2883: a first SACK block at or below the ACK reports a duplicate
     if not syn and pk.win >= 0:  # SYN windows are never scaled
         track_window(entries, g, k, s, row, d, pk.win, fin, ts, frame)
+    rto = s.rto
     pk.kind = track_data(k, s, p, rel, pk.seglen, pk.payload, syn, fin, ts, idle, frame)
+    if s.rto != rto:  # an RTO-style retransmission: keep it as an example (here, not in track_data,
+        # whose every call would otherwise carry the event pool)
+        s.n_rto_ex = keep_example(events, g, row, EV_RTO, s.n_rto_ex, ts, idle, frame)
     if fin and s.fin_ts < 0:
         track_fin(s, p, ts, frame)
