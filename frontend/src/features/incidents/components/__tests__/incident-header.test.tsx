@@ -24,6 +24,7 @@ const INCIDENT: Incident = {
   created_by: 'olive',
   evidence_count: 0,
   viewer_role: 'member',
+  verdicts: [],
 };
 
 describe('IncidentHeader', () => {
