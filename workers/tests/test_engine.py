@@ -55,7 +55,7 @@ def test_it_reports_progress_from_zero_to_one_at_most_ten_times_a_second() -> No
 def test_it_result_is_json_ready() -> None:
     data = analyze([CAPTURES / "pptp.pcap"]).to_json()
     assert set(data) == {"engine_version", "evidence", "findings", "capture_pairs"}
-    assert set(data["evidence"][0]) == {"path", "kind", "summary", "error", "connections", "provenance"}
+    assert set(data["evidence"][0]) == {"path", "kind", "summary", "error", "connections", "provenance", "packet_index"}
     assert set(data["evidence"][0]["summary"]) == {
         "format",
         "compressed",
