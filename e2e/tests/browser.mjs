@@ -43,3 +43,15 @@ export async function signIn(browser, user) {
 export async function screenshot(page, name) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
+
+// Findings are folded to one line each: open every line of a region until the wanted content shows
+// (analyses that finish meanwhile add lines).
+export async function openUntil(region, wanted, timeout = 60_000) {
+  const closed = region.locator('.finding__line[aria-expanded="false"]');
+  for (const end = Date.now() + timeout; Date.now() < end; ) {
+    for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
+    if (await wanted.first().isVisible()) return;
+    await region.page().waitForTimeout(500);
+  }
+  await wanted.first().waitFor({ timeout: 1 });
+}

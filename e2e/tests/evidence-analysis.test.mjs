@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ARTIFACTS, launch, screenshot, signIn, USERS } from './browser.mjs';
+import { ARTIFACTS, launch, openUntil, screenshot, signIn, USERS } from './browser.mjs';
 
 const data = (name) => fileURLToPath(new URL(`./data/${name}`, import.meta.url));
 const CAPTURE = data('loopback-scenarios.pcap');
@@ -24,18 +24,6 @@ async function uploadAndWait(page, path, name) {
   const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name, exact: true }) });
   await card.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
   return card;
-}
-
-// Findings are folded to one line each: open every line of a region until the wanted content shows
-// (analyses that finish meanwhile add lines).
-async function openUntil(region, wanted, timeout = 60_000) {
-  const closed = region.locator('.finding__line[aria-expanded="false"]');
-  for (const end = Date.now() + timeout; Date.now() < end; ) {
-    for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
-    if (await wanted.first().isVisible()) return;
-    await region.page().waitForTimeout(500);
-  }
-  await wanted.first().waitFor({ timeout: 1 });
 }
 
 test('a capture’s connections, a zero-window connection’s graph, and seed 000’s kernel step', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { launch, screenshot, signIn, USERS } from './browser.mjs';
+import { launch, openUntil, screenshot, signIn, USERS } from './browser.mjs';
 
 const data = (name, dir = 'loopback') => fileURLToPath(new URL(`./data/${dir}/${name}`, import.meta.url));
 let browser;
@@ -78,15 +78,15 @@ test('snapshots re-paired by time, and a BBR setting changed on the card', async
 
   // Seed 003's method over ss snapshots; flows of 1 KB and more now count.
   const ss = await upload(page, 'ss-tinmoe-timeseries.txt');
-  const bbr = network.getByRole('article').filter({ hasText: 'consistently in the bottom 20% by delivery rate' });
-  await bbr.getByText(/Intervals\s*8/).waitFor({ timeout: 30_000 });
+  const bbr = network.getByRole('listitem').filter({ hasText: 'consistently in the bottom 20% by delivery rate' });
+  await openUntil(network, bbr.getByText(/Intervals\s*8/), 30_000);
   await ss.getByText('BBR-candidate settings').click();
   const minBytes = ss.getByLabel('Ignore flows under (bytes)');
   assert.equal(await minBytes.inputValue(), '100000');
   await minBytes.fill('1000');
   await minBytes.press('Enter');
   await ss.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
-  await bbr.getByText(/Intervals\s*12/).waitFor({ timeout: 30_000 });
+  await openUntil(network, bbr.getByText(/Intervals\s*12/), 30_000);
   await page.getByText('ss-tinmoe-timeseries.txt: BBR-candidate settings min_bytes 1000; analysing it again').waitFor();
   await screenshot(page, '21-bbr-settings-changed');
 });

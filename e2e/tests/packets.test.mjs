@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ARTIFACTS, launch, screenshot, signIn, USERS } from './browser.mjs';
+import { ARTIFACTS, launch, openUntil, screenshot, signIn, USERS } from './browser.mjs';
 
 const CAPTURE = fileURLToPath(new URL('./data/loopback-scenarios.pcap', import.meta.url));
 let browser;
@@ -32,7 +32,7 @@ test('a finding’s packets: listed, paged, downloaded as a pcap tshark reads', 
 
   // The first capture finding that names a connection: its packets, opened from the keyboard.
   const show = page.getByRole('link', { name: 'Show packets' }).first();
-  await show.waitFor({ timeout: 60_000 });
+  await openUntil(page.locator('body'), show); // findings are folded to one line each
   await show.focus();
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: /Packets of connection \d+:/ }).waitFor();
