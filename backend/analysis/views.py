@@ -282,6 +282,26 @@ def _packet_target(request: Request, incident_id: int, evidence_id: int, conn_id
     return evidence, index_from_json(run.packet_index), conn, d
 
 
+def _read_packets(request: Request, incident_id: int, evidence_id: int, conn_id: int, limit: int | None) -> Any:
+    """(evidence, index, connection, its detail row, page) for the query's range; ValueError for a bad query."""
+    from whodunnet.capture.packets import read_page
+
+    evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
+    start, time_from, time_to, asked = _packet_query(request)
+    page = read_page(
+        evidence.path,
+        index,
+        conn,
+        first_packet=d["first_packet"],
+        last_packet=d["last_packet"],
+        start=start,
+        time_from=time_from,
+        time_to=time_to,
+        limit=asked if limit is None else limit,
+    )
+    return evidence, index, conn, d, page
+
+
 class ConnectionPacketsView(APIView):
     """One connection's packets, a page at a time, read from the capture (a seek + a short scan)."""
 
@@ -293,24 +313,10 @@ class ConnectionPacketsView(APIView):
         responses={200: PacketPageSerializer},
     )
     def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> Response:
-        from whodunnet.capture.packets import read_page
-
-        evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
         try:
-            start, time_from, time_to, limit = _packet_query(request)
+            _, index, conn, d, page = _read_packets(request, incident_id, evidence_id, conn_id, None)
         except ValueError:
             return Response({"start": ["start, time_from, time_to and limit are numbers."]}, status=400)
-        page = read_page(
-            evidence.path,
-            index,
-            conn,
-            first_packet=d["first_packet"],
-            last_packet=d["last_packet"],
-            start=start,
-            time_from=time_from,
-            time_to=time_to,
-            limit=limit,
-        )
         body = dataclasses.asdict(page)
         body.update(
             first_packet=d["first_packet"],
@@ -327,24 +333,12 @@ class ConnectionPacketsPcapView(APIView):
 
     @extend_schema(parameters=_PACKET_PARAMS, responses={(200, "application/vnd.tcpdump.pcap"): OpenApiTypes.BINARY})
     def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> HttpResponseBase:
-        from whodunnet.capture.packets import MAX_EXPORT, read_page, write_pcap
+        from whodunnet.capture.packets import MAX_EXPORT, write_pcap
 
-        evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
         try:
-            start, time_from, time_to, _ = _packet_query(request)
+            evidence, index, _, _, page = _read_packets(request, incident_id, evidence_id, conn_id, MAX_EXPORT)
         except ValueError:
             return Response({"start": ["start, time_from and time_to are numbers."]}, status=400)
-        page = read_page(
-            evidence.path,
-            index,
-            conn,
-            first_packet=d["first_packet"],
-            last_packet=d["last_packet"],
-            start=start,
-            time_from=time_from,
-            time_to=time_to,
-            limit=MAX_EXPORT,
-        )
         numbers = [p.number for p in page.packets]
         out = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - FileResponse closes it
         try:

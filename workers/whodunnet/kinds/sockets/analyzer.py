@@ -5,7 +5,7 @@ gives percentiles of rtt, delivery rate and cwnd, with retransmits and the
 congestion controls in use (from each socket's last sample).
 
 ``sockets.bbr_candidates`` (``bbr.py``) finds the prefixes consistently slower than the others by
-delivery rate over the snapshots: seed 003's duty cycle and flap rate, decided from pairwise
+delivery rate over the snapshots: the BBR-candidate method's duty cycle and flap rate, decided from pairwise
 comparisons within each snapshot over time rather than one rank per snapshot. ``sockets.states``
 (``states.py``) counts sockets per state and the TIME-WAIT ones per remote port.
 

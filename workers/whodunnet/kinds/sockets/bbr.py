@@ -1,9 +1,9 @@
 """``sockets.bbr_candidates``: the remote prefixes consistently slower than the others, over snapshots.
 
-Seed 003's method (Edgecast) picks the prefixes that spend most of their time in the bottom 20 %
-of delivery rate (duty cycle) without moving in and out of it often (flap rate). Ranking the
-prefixes in each snapshot and cutting the bottom 20 % fails with few prefixes: with five, the
-bottom 20 % is exactly one prefix per interval, so a prefix that is always slowest but ties with
+The BBR-candidate method (as a CDN operator published it) picks the prefixes that spend most
+of their time in the bottom 20 % of delivery rate (duty cycle) without moving in and out of it
+often (flap rate). Ranking the prefixes in each snapshot and cutting the bottom 20 % fails with
+few prefixes: with five, the bottom 20 % is exactly one prefix per interval, so a prefix that is always slowest but ties with
 another now and then loses its place by measurement noise, is counted as flapping and rejected.
 
 So the decision is taken from the delivery rates over time, comparing prefixes pairwise within
@@ -18,7 +18,7 @@ each snapshot (the same moment, so a change that hits every prefix cancels out):
   1.0 is slower than every other prefix every time. It is in the bottom group (bottom share 20 %)
   when its slowness is at least 1 − 0.2 = 80 %: with ten prefixes that is the bottom two, with
   five the slowest (or the two tied for slowest);
-* duty cycle and flap rate are seed 003's, from the same test applied snapshot by snapshot;
+* duty cycle and flap rate are that method's, from the same test applied snapshot by snapshot;
 * a prefix is a candidate when its slowness over time puts it in the bottom group, its duty
   cycle and flap rate pass, and it was slower than most other prefixes in enough snapshots that
   chance is unlikely (a one-sided sign test, p ≤ 0.05: at least five snapshots).
