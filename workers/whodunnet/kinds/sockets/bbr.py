@@ -1,10 +1,11 @@
 """``sockets.bbr_candidates``: the remote prefixes consistently slower than the others, over snapshots.
 
-The BBR-candidate method (as a CDN operator published it) picks the prefixes that spend most
-of their time in the bottom 20 % of delivery rate (duty cycle) without moving in and out of it
+The BBR-candidate method (as a CDN operator published it) picks the prefixes that spend most of
+their time in the bottom 20 % of delivery rate (duty cycle) without moving in and out of it
 often (flap rate). Ranking the prefixes in each snapshot and cutting the bottom 20 % fails with
-few prefixes: with five, the bottom 20 % is exactly one prefix per interval, so a prefix that is always slowest but ties with
-another now and then loses its place by measurement noise, is counted as flapping and rejected.
+few prefixes: with five, the bottom 20 % is exactly one prefix per interval, so a prefix that is
+always slowest but ties with another now and then loses its place by measurement noise, is
+counted as flapping and rejected.
 
 So the decision is taken from the delivery rates over time, comparing prefixes pairwise within
 each snapshot (the same moment, so a change that hits every prefix cancels out):
