@@ -193,3 +193,19 @@ class Capture:
         os.killpg(self.proc.pid, signal.SIGINT)
         self.proc.wait(timeout=10)
         return self.path
+
+
+# -- what the capture lab tests share ------------------------------------------------------
+
+TRAFFIC = str(Path(__file__).with_name("lab_traffic.py"))
+
+
+def serve(lab: NetLab, *args: str) -> None:
+    """Start one of ``lab_traffic.py``'s servers in the server namespace."""
+    lab.spawn("s", sys.executable, TRAFFIC, "server", *args)
+    time.sleep(0.3)
+
+
+def client(lab: NetLab, *args: str, timeout: float = 60) -> str:
+    """Run one of ``lab_traffic.py``'s clients in the client namespace; its output."""
+    return lab.ex("c", "timeout", str(timeout), sys.executable, TRAFFIC, "client", *args)

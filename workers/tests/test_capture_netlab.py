@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from netlab import SERVER_IP, NetLab, lab_unavailable
+from netlab import SERVER_IP, NetLab, client, lab_unavailable, serve
 
 from whodunnet.engine import analyze
 from whodunnet.model import Finding
 
-TRAFFIC = str(Path(__file__).with_name("lab_traffic.py"))
 pytestmark = pytest.mark.skipif(lab_unavailable() is not None, reason=str(lab_unavailable()))
 
 
@@ -28,15 +26,6 @@ pytestmark = pytest.mark.skipif(lab_unavailable() is not None, reason=str(lab_un
 def lab(tmp_path: Path) -> Iterator[NetLab]:
     with NetLab(tmp_path) as lab:
         yield lab
-
-
-def serve(lab: NetLab, *args: str) -> None:
-    lab.spawn("s", sys.executable, TRAFFIC, "server", *args)
-    time.sleep(0.3)
-
-
-def client(lab: NetLab, *args: str, timeout: float = 30) -> str:
-    return lab.ex("c", "timeout", str(timeout), sys.executable, TRAFFIC, "client", *args)
 
 
 def kinds(findings: tuple[Finding, ...], evidence: int = 0) -> dict[str, Finding]:
