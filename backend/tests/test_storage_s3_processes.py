@@ -43,7 +43,9 @@ pytestmark = [
 MIB = 1024 * 1024
 # The web worker's peak while a body streams into the store: Django's ~100 MiB (the local folder's figure) plus
 # the S3 client (boto3, ~40 MiB once loaded), whatever the file's size (decision 0017).
-WEB_PEAK = 150 * MIB
+# Below the 200 MiB file, so holding it in memory fails; above the ~150 MiB a web process with boto3 reaches
+# on a busy 2-core machine (it measured 151.4 MiB once; the 100 MB goal is not met, see docs/operations.md).
+WEB_PEAK = 175 * MIB
 
 
 def host(tmp_path: Path, name: str) -> Path:
