@@ -13,7 +13,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from django.db import connection
@@ -124,9 +124,13 @@ class WorkerProcess:
         return self
 
 
-def wait_for(
-    predicate: Any, *, timeout: float, what: str, worker: WorkerProcess | None = None, interval: float = 0.1
-) -> Any:
+class HasLogs(Protocol):
+    """A process a test started whose logs explain a timeout (a worker, a web server)."""
+
+    def logs(self) -> str: ...
+
+
+def wait_for(predicate: Any, *, timeout: float, what: str, worker: HasLogs | None = None, interval: float = 0.1) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
