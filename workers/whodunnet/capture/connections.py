@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -429,6 +429,10 @@ class ConnectionTable(Sequence[Connection]):
             raise IndexError(i)
         return self.rows(np.array([i % self._n]))[0]
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[dict[str, Any]]:
+        """Its rows as plain data: what ``dataclasses.asdict`` of a result holding the table gives."""
+        return [asdict(c) for c in self]
+
     def __iter__(self) -> Iterator[Connection]:
         for start in range(0, self._n, ROWS_PER_CHUNK):
             yield from self.rows(np.arange(start, min(self._n, start + ROWS_PER_CHUNK)))
@@ -551,4 +555,3 @@ class ConnectionTable(Sequence[Connection]):
                 )
             )
         return out
-
