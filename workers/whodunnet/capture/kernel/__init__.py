@@ -76,7 +76,7 @@ if not any(issubclass(c, _WholeKernelStamp) for c in _IMPL_LOCATORS):
 
 def jit(fn: F) -> F:
     """Compile ``fn`` with numba (cached on disk), or leave it Python under NUMBA_DISABLE_JIT."""
-    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+    return cast(F, numba.njit(cache=True, nogil=True, _nrt=False)(fn))
 
 
 def hot(fn: F) -> F:
@@ -86,7 +86,7 @@ def hot(fn: F) -> F:
     not inline the larger ones; inlining these (in numba's IR) keeps the per-packet loop one
     function, as fast as if it were written as one. It costs compile time (cached).
     """
-    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(fn))
 
 
 def jit_disabled() -> bool:
