@@ -200,7 +200,7 @@ if STORAGE not in ("local", "s3"):
     raise ImproperlyConfigured(f"WHODUNNET_STORAGE is {STORAGE!r}: say local or s3.")
 S3_ENDPOINT_URL = env_str("WHODUNNET_S3_ENDPOINT_URL", "")  # empty: AWS itself
 S3_BUCKET = env_str("WHODUNNET_S3_BUCKET", "whodunnet-evidence")
-S3_ACCESS_KEY_ID = env_str("WHODUNNET_S3_ACCESS_KEY_ID", "")  # empty: boto3's own chain (instance role, ~/.aws)
+S3_ACCESS_KEY_ID = env_str("WHODUNNET_S3_ACCESS_KEY_ID", "")  # empty: botocore's chain (instance role, ~/.aws)
 S3_SECRET_ACCESS_KEY = env_str("WHODUNNET_S3_SECRET_ACCESS_KEY", "")
 S3_REGION = env_str("WHODUNNET_S3_REGION", "us-east-1")
 # A worker reads an object with ranged GETs of this size, fetching the next while it reads one.
