@@ -37,7 +37,7 @@ from typing import Any, BinaryIO, Protocol
 from django.conf import settings
 from django.db import connection
 
-from evidence.s3 import S3Client, S3Error
+from evidence.s3 import S3Client, S3Error, Upstream
 
 SNIFF_BYTES = 64 * 1024
 #: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
@@ -63,7 +63,7 @@ class Staging(Protocol):
 
     def __enter__(self) -> Staging: ...
     def __exit__(self, *_: object) -> None: ...
-    def begin(self, start: int) -> None: ...
+    def begin(self, start: int, *, until: int | None = ..., total: int | None = ...) -> None: ...
     def write(self, chunk: bytes | memoryview) -> None: ...
     def keep(self, offset: int) -> None: ...
     def place(self) -> str: ...
@@ -126,7 +126,7 @@ class LocalStaging:
             os.close(self.fd)  # closing the descriptor releases the lock
             self.fd = -1
 
-    def begin(self, start: int) -> None:
+    def begin(self, start: int, *, until: int | None = None, total: int | None = None) -> None:
         os.ftruncate(self.fd, start)  # a request killed mid-write may have left bytes past the kept offset
         os.lseek(self.fd, start, os.SEEK_SET)
 
@@ -372,15 +372,17 @@ def _lock_key(upload_id: str) -> int:
 class S3Staging:
     """One upload as one S3 multipart upload at its final key (``blob_key(upload id)``).
 
-    Whole parts (``part_bytes`` each, part number = offset / part_bytes + 1) go up as ``UploadPart`` as soon as
-    they fill, in a background thread while the request reads on into a second buffer (at most two parts in
-    memory: one filling, one sending); a part is waited for before the next is sent, and before any offset that
-    counts it is kept. The bytes of the part not yet whole wait in the filling buffer, and when a request ends with
-    a partial part its bytes are saved as the object ``incoming/<id>.<part number>.tail``, read back by the request
-    that resumes at that offset. Named by part number, a tail saved by a request that died before it recorded its
-    new offset never overwrites the tail the recorded offset needs; a resume drops the tails of other parts. A
-    PostgreSQL advisory lock (released when the web worker's connection ends, even on kill -9) keeps one writer
-    per upload across every web host.
+    Parts are ``part_bytes`` each (part number = offset / part_bytes + 1). A part that this request's body covers
+    whole (its Content-Length says so) is sent to the store *as it arrives*, an ``UploadPart`` request whose body
+    is the request's body, so no part is held in memory; the request passes the part's end only once the store
+    has answered for it. A body cut off mid-part drops that request, and the store keeps nothing of the part.
+    The bytes of a part the body does not cover whole (a PATCH that ends mid-part, a chunked body of unknown
+    length) wait in memory (at most one part) and, when the request ends, are saved as the object
+    ``incoming/<id>.<part number>.tail``, read back by the request that resumes at that offset and sent first.
+    Named by part number, a tail saved by a request that died before it recorded its new offset never overwrites
+    the tail the recorded offset needs; a resume drops the tails of other parts. A file of one part is one
+    ``PutObject``. A PostgreSQL advisory lock (released when the web worker's connection ends, even on kill -9)
+    keeps one writer per upload across every web host.
     """
 
     def __init__(self, store: S3Store, upload_id: str) -> None:
@@ -390,12 +392,13 @@ class S3Staging:
         self.key = blob_key(upload_id)
         self.tail_prefix = f"{TAIL_PREFIX}{upload_id}."
         self.part_bytes = settings.UPLOAD_PART_BYTES
-        self._buf: bytearray | None = None
-        self._fill = 0
-        self._buf_start = 0
-        self._spare: bytearray | None = None
-        self._sending: tuple[Future[str], int, bytearray, int] | None = None
-        self._sender: ThreadPoolExecutor | None = None
+        #: Where the part being written starts, and its bytes not yet in the store (at most one part).
+        self._part_start = 0
+        self._pending = bytearray()
+        self._stream: Upstream | None = None
+        self._until: int | None = None
+        self._total: int | None = None
+        self._whole = False
         self._locked = False
         self._multipart: str | None = None
 
@@ -408,11 +411,7 @@ class S3Staging:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._settle(quiet=True)
-        if self._sender is not None:
-            self._sender.shutdown(wait=True)
-            self._sender = None
-        self._buf = self._spare = None
+        self._drop_stream()
         if self._locked:
             with contextlib.suppress(Exception), connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(self.upload_id)])
@@ -431,94 +430,100 @@ class S3Staging:
             if item.key != but:
                 self.s3.delete(item.key)
 
-    def _filling(self) -> bytearray:
-        if self._buf is None:
-            self._buf, self._spare = self._spare or bytearray(self.part_bytes), None
-        return self._buf
+    def _drop_stream(self) -> None:
+        if self._stream is not None:
+            self._stream.abort()  # a part cut off mid-way: the store keeps nothing of it
+            self._stream = None
 
-    def begin(self, start: int) -> None:
-        self._buf_start = start - start % self.part_bytes
-        self._fill = 0
-        if start > self._buf_start:
+    def begin(self, start: int, *, until: int | None = None, total: int | None = None) -> None:
+        """Write from ``start``; this request's body ends at ``until`` and the file at ``total`` (when known)."""
+        self._part_start = start - start % self.part_bytes
+        self._pending = bytearray()
+        self._until, self._total = until, total
+        if start > self._part_start:
             tail = self.s3.get(self._tail_key(start)) or b""
-            if len(tail) < start - self._buf_start:
+            if len(tail) < start - self._part_start:
                 raise RuntimeError(f"upload {self.upload_id}: the saved partial part is shorter than the offset")
-            self.write_partial(memoryview(tail)[: start - self._buf_start])
-        self._drop_tails(but=self._tail_key(start) if start > self._buf_start else "")
+            self._pending += memoryview(tail)[: start - self._part_start]
+        self._drop_tails(but=self._tail_key(start) if start > self._part_start else "")
 
-    def write_partial(self, data: memoryview) -> None:
-        buf = self._filling()
-        buf[: len(data)] = data
-        self._fill = len(data)
+    def _part_end(self) -> int:
+        end = self._part_start + self.part_bytes
+        return min(end, self._total) if self._total is not None else end
+
+    def _covered(self) -> bool:
+        """This request's body runs to the end of the current part, whose length is known: it can be streamed."""
+        end = self._part_end()
+        known = end - self._part_start == self.part_bytes or end == self._total
+        return known and self._until is not None and self._until >= end > self._part_start
+
+    def _open_stream(self) -> Upstream:
+        length = self._part_end() - self._part_start
+        if self._part_start == 0 and self._part_end() == self._total and self._find_multipart() is None:
+            stream = self.s3.stream(self.key, length)  # the whole file is one part: one PutObject
+            self._whole = True
+        else:
+            multipart = self._find_multipart() or self.s3.create_multipart(self.key)
+            self._multipart = multipart
+            number = self._part_start // self.part_bytes + 1
+            stream = self.s3.stream(self.key, length, query={"partNumber": str(number), "uploadId": multipart})
+        if self._pending:  # the start of the part, saved by an earlier request
+            stream.write(memoryview(self._pending))
+            self._pending = bytearray()
+        return stream
 
     def write(self, chunk: bytes | memoryview) -> None:
         view = memoryview(chunk)
         while view:
-            buf = self._filling()
-            n = min(len(view), self.part_bytes - self._fill)
-            buf[self._fill : self._fill + n] = view[:n]
-            self._fill += n
-            view = view[n:]
-            if self._fill == self.part_bytes:
-                self._send_part()
+            if self._stream is None and self._covered():
+                self._stream = self._open_stream()
+            if self._stream is not None:
+                n = min(len(view), self._stream.left)
+                self._stream.write(view[:n])
+                view = view[n:]
+                if not self._stream.left:
+                    self._stream.finish()  # the store has the part: only now does the request pass its end
+                    self._stream = None
+                    self._part_start = self._part_end()
+                continue
+            room = self.part_bytes - len(self._pending)
+            self._pending += view[:room]
+            view = view[room:]
+            if len(self._pending) == self.part_bytes:  # a whole part of a body of unknown length
+                self._upload_pending()
+                self._part_start += self.part_bytes
 
-    def _send_part(self) -> None:
-        """Hand the full buffer to the sending thread (after the part before it is in) and fill the other one."""
-        self._settle()
-        multipart = self._find_multipart()
-        if multipart is None:
-            multipart = self.s3.create_multipart(self.key)
-            self._multipart = multipart
-        assert self._buf is not None
-        number = self._buf_start // self.part_bytes + 1
-        if self._sender is None:
-            self._sender = ThreadPoolExecutor(1, thread_name_prefix="s3-upload-part")
-        body = memoryview(self._buf)[: self._fill]
-        future = self._sender.submit(self.s3.upload_part, self.key, multipart, number, body)
-        self._sending = (future, number, self._buf, self._fill)
-        self._buf = None
-        self._buf_start += self._fill
-        self._fill = 0
-
-    def _settle(self, *, quiet: bool = False) -> None:
-        """Wait for the part being sent; a failed send is tried once more from its buffer, then raises."""
-        if self._sending is None:
-            return
-        future, number, buf, size = self._sending
-        self._sending = None
-        try:
-            try:
-                future.result()
-            except Exception:
-                if quiet:
-                    return
-                assert self._multipart is not None
-                self.s3.upload_part(self.key, self._multipart, number, memoryview(buf)[:size])
-        finally:
-            self._spare = buf
+    def _upload_pending(self) -> None:
+        multipart = self._find_multipart() or self.s3.create_multipart(self.key)
+        self._multipart = multipart
+        self.s3.upload_part(self.key, multipart, self._part_start // self.part_bytes + 1, self._pending)
+        self._pending = bytearray()
 
     def keep(self, offset: int) -> None:
-        """Keep the first ``offset`` bytes: whole parts are up (the last one waited for); the partial part is
-        saved (or dropped)."""
-        self._settle()
-        self._fill = min(max(offset - self._buf_start, 0), self._fill)
-        if self._fill:
-            assert self._buf is not None
-            self.s3.put(self._tail_key(self._buf_start), memoryview(self._buf)[: self._fill])
+        """Keep the first ``offset`` bytes: the parts before it are in the store; the partial part is saved (or,
+        past ``offset``, dropped)."""
+        self._drop_stream()
+        keep = offset - self._part_start
+        if keep > len(self._pending):
+            raise RuntimeError(f"upload {self.upload_id}: asked to keep {offset:,} bytes, more than are held")
+        del self._pending[max(keep, 0) :]
+        if self._pending:
+            self.s3.put(self._tail_key(self._part_start), self._pending)
 
     def place(self) -> str:
         """Complete the multipart upload (the last, partial part goes up first); the object's name is the
         upload's id. Idempotent: an upload placed before its row was written is found complete."""
-        self._settle()
-        multipart = self._find_multipart()
-        last = memoryview(self._buf)[: self._fill] if self._buf is not None else memoryview(b"")
-        if multipart is None:
-            if not self._fill and self.store.size(self.upload_id) is not None:
+        self._drop_stream()
+        multipart = None if self._whole else self._find_multipart()
+        if self._whole:
+            pass  # the file went up as one PutObject as it arrived
+        elif multipart is None:
+            if not self._pending and self.store.size(self.upload_id) is not None:
                 return self.upload_id  # placed by an earlier request whose database write failed
-            self.s3.put(self.key, last)
+            self.s3.put(self.key, self._pending)
         else:
-            if self._fill:
-                self.s3.upload_part(self.key, multipart, self._buf_start // self.part_bytes + 1, last)
+            if self._pending:
+                self._upload_pending()
             try:
                 self.s3.complete_multipart(self.key, multipart, self.s3.parts(self.key, multipart))
             except S3Error as exc:
@@ -526,7 +531,7 @@ class S3Staging:
                 if exc.code != "NoSuchUpload" or self.store.size(self.upload_id) is None:
                     raise
             self._multipart = None
-        self._fill = 0
+        self._pending = bytearray()
         self._drop_tails()
         return self.upload_id
 
@@ -535,12 +540,12 @@ class S3Staging:
 
     def remove(self) -> None:
         """Abort the multipart upload, drop the saved partial part and any completed object of this upload."""
-        self._settle(quiet=True)
+        self._drop_stream()
         self.store.abort(self.key)
         self._drop_tails()
         self.s3.delete(self.key)
         self._multipart = None
-        self._fill = 0
+        self._pending = bytearray()
 
 
 class S3Store:
