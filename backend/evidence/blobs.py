@@ -42,6 +42,9 @@ from evidence.s3 import S3Client, S3Error, Upstream
 SNIFF_BYTES = 64 * 1024
 #: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
 ANALYSIS_READ_AHEAD = 3
+#: The block of a read in a web request (downloads, lines, the time-sequence graph): with one block ahead, 4 MiB of
+#: a web worker's memory per read, not the 16 MiB that analysis blocks would take (decision 0022).
+WEB_READ_BLOCK = 2 * 1024 * 1024
 TAIL_PREFIX = "incoming/"
 #: The keys this console makes: evidence (and an upload's multipart upload) ``ab/ab…`` named by a UUID's hex, and
 #: the saved partial parts of uploads. The reaper touches nothing else in the bucket.
@@ -359,7 +362,7 @@ class S3Source:
         return self._size
 
     def open(self) -> BinaryIO:
-        return self.store.open(self.name, ahead=ANALYSIS_READ_AHEAD)
+        return self.store.open(self.name, block=self.store.read_ahead, ahead=ANALYSIS_READ_AHEAD)
 
     def local_copy(self) -> contextlib.AbstractContextManager[Path]:
         return self.store.local_copy(self.name)
@@ -573,8 +576,8 @@ class S3Store:
             secret_key=secret_key or None,
         )
 
-    def open(self, name: str, *, block: int = 0, ahead: int = 1) -> BinaryIO:
-        reader = S3Reader(self.client, blob_key(name), block=block or self.read_ahead, ahead=ahead)
+    def open(self, name: str, *, block: int = WEB_READ_BLOCK, ahead: int = 1) -> BinaryIO:
+        reader = S3Reader(self.client, blob_key(name), block=block, ahead=ahead)
         return io.BufferedReader(reader, buffer_size=1 << 16)
 
     def source(self, name: str) -> S3Source:
@@ -588,7 +591,10 @@ class S3Store:
         folder = Path(tempfile.mkdtemp(prefix="evidence-", dir=self.scratch_dir))
         try:
             path = folder / name
-            with self.open(name, ahead=ANALYSIS_READ_AHEAD) as source, open(path, "wb") as target:
+            with (
+                self.open(name, block=self.read_ahead, ahead=ANALYSIS_READ_AHEAD) as source,
+                open(path, "wb") as target,
+            ):
                 shutil.copyfileobj(source, target, length=1 << 20)
             yield path
         finally:
