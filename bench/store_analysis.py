@@ -60,6 +60,9 @@ def main() -> int:
     parser.add_argument("capture", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-copy", action="store_true", help="skip the copied-first runs")
+    parser.add_argument(
+        "--pin", action="store_true", help="the engine on CPU 0, the store on CPU 1: is the difference CPU contention?"
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
@@ -94,6 +97,10 @@ def main() -> int:
         size = args.capture.stat().st_size
         analyze([args.capture], limits=limits, combine_evidence=False)  # warm the page cache and the kernel
         weed = psutil.Process(server.process.pid) if server.process is not None else None
+        if args.pin and weed is not None:
+            os.sched_setaffinity(0, {0})  # this thread; the read-ahead threads it starts inherit it
+            for task in Path(f"/proc/{weed.pid}/task").iterdir():
+                os.sched_setaffinity(int(task.name), {1})
         times: dict[str, list[tuple[float, float, float]]] = {"local": [], "streamed": [], "copied": []}
 
         def timed(what: str, run: Any) -> Any:

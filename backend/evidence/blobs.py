@@ -1,6 +1,6 @@
 """Where evidence bytes live: the local folder (``WHODUNNET_STORAGE=local``) or an S3-compatible store (``s3``).
 
-One small interface, two backends (decision 0017):
+One small interface, two backends (decisions 0017 and 0022):
 
 - ``Store.open(name)`` — a stored file as a readable, seekable binary stream (``readinto``): the local file, or
   sequential ranged GETs with one block of read-ahead.
@@ -9,9 +9,9 @@ One small interface, two backends (decision 0017):
   streamed into this worker's scratch folder and deleted when the block ends. Nothing a worker writes is needed
   by another machine.
 - ``Store.staging(upload_id)`` — one upload's bytes so far, locked for one writer (``Staging``): a part file on
-  disk (decision 0009), or one S3 multipart upload whose whole parts are ``UploadPart`` calls and whose pending
-  partial part waits in memory (at most one part) and, between requests, in a small object
-  ``incoming/<id>.<part number>.tail``.
+  disk (decision 0009), or one S3 multipart upload whose whole parts are ``UploadPart`` calls streamed as the
+  body arrives and whose pending partial part waits in memory (at most one part) and, between requests, in a
+  small object ``incoming/<id>.<part number>.tail``.
 - ``delete``, ``size``, ``put_file`` (moving local evidence in) and ``reap_orphans`` (the reaper's sweep).
 """
 
