@@ -7,7 +7,9 @@ alternates: the engine on the local file, and what an analysis worker does under
 engine reads the object as a stream of ranged GETs with read-ahead (``blobs.S3Source``); and, for comparison, a
 copy into a scratch folder first (what kinds that read by path get; ``--no-copy`` skips it). Prints each round and
 the medians: wall time, the CPU time of this process (the engine and the fetching thread) and of the store's
-process (SeaweedFS serving the GETs, on the same cores). No database or broker is needed.
+process (SeaweedFS serving the GETs, on the same cores). ``--read-only`` times only reading the file (local against
+streamed), ``--block N`` sets the size of the ranged GETs, ``--pin`` puts the engine and the store on separate
+CPUs. No database or broker is needed.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ def _load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def _read_all(stream: Any) -> int:
+    """Read a stream to its end as the capture scanner does: ``readinto`` an 8 MiB buffer."""
+    view, total = memoryview(bytearray(8 << 20)), 0
+    with stream:
+        while n := stream.readinto(view):
+            total += n
+    return total
+
+
 def _copied(store: Any, name: str, limits: Any) -> Any:
     from whodunnet.engine import analyze
 
@@ -60,6 +71,8 @@ def main() -> int:
     parser.add_argument("capture", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-copy", action="store_true", help="skip the copied-first runs")
+    parser.add_argument("--read-only", action="store_true", help="time only reading the file, no analysis")
+    parser.add_argument("--block", type=int, default=0, help="ranged GET size in bytes (WHODUNNET_S3_READ_AHEAD_BYTES)")
     parser.add_argument(
         "--pin", action="store_true", help="the engine on CPU 0, the store on CPU 1: is the difference CPU contention?"
     )
@@ -89,7 +102,7 @@ def main() -> int:
             secret_key=server.env["WHODUNNET_S3_SECRET_ACCESS_KEY"],
             region="us-east-1",
             scratch_dir=scratch,
-            read_ahead=settings.S3_READ_AHEAD_BYTES,
+            read_ahead=args.block or settings.S3_READ_AHEAD_BYTES,
         )
         name = "be" * 16
         settings.UPLOAD_PART_BYTES = 8 * 1024 * 1024
@@ -110,7 +123,13 @@ def main() -> int:
             times[what].append((time.perf_counter() - started, _cpu() - cpu, _store_cpu(weed) - store_cpu))
             return out
 
-        for round_ in range(args.rounds):
+        for round_ in range(args.rounds) if args.read_only else ():
+            timed("local", lambda: _read_all(open(args.capture, "rb")))  # noqa: SIM115 - _read_all closes it
+            timed("streamed", lambda: _read_all(store.source(name).open()))
+            print(
+                f"round {round_ + 1}: " + "; ".join(f"{what} {_row(rows[-1])}" for what, rows in times.items() if rows)
+            )
+        for round_ in range(args.rounds) if not args.read_only else ():
             result = timed("local", lambda: analyze([args.capture], limits=limits, combine_evidence=False))
             from_store = timed("streamed", lambda: analyze([store.source(name)], limits=limits, combine_evidence=False))
             assert from_store.evidence[0].summary == result.evidence[0].summary
@@ -120,7 +139,8 @@ def main() -> int:
                 f"round {round_ + 1}: " + "; ".join(f"{what} {_row(rows[-1])}" for what, rows in times.items() if rows),
                 flush=True,
             )
-        print(f"capture: {size:,} bytes, {result.evidence[0].summary.get('packets', '?'):,} packets; load {_load()}")
+        packets = "" if args.read_only else f", {result.evidence[0].summary.get('packets', '?'):,} packets"
+        print(f"capture: {size:,} bytes{packets}; load {_load()}")
         base = statistics.median(t[0] for t in times["local"])
         for what, rows in times.items():
             if rows:
