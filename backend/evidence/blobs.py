@@ -42,6 +42,8 @@ from evidence.s3 import S3Client, S3Error, Upstream
 SNIFF_BYTES = 64 * 1024
 #: Blocks an analysis fetches ahead of the one the engine reads (each S3_READ_AHEAD_BYTES, in as many threads).
 ANALYSIS_READ_AHEAD = 3
+#: What the first read of a stream fetches, with nothing ahead: a look at the head (the engine's sniff reads 64 KiB).
+FIRST_LOOK = 64 * 1024
 #: The block of a read in a web request (downloads, lines, the time-sequence graph): with one block ahead, 4 MiB of
 #: a web worker's memory per read, not the 16 MiB that analysis blocks would take (decision 0022).
 WEB_READ_BLOCK = 2 * 1024 * 1024
@@ -280,6 +282,7 @@ class S3Reader(io.RawIOBase):
         self._ahead: dict[int, Future[memoryview]] = {}
         self._spare: list[bytearray] = []
         self._pool: ThreadPoolExecutor | None = None
+        self._fills = 0
 
     def readable(self) -> bool:
         return True
@@ -296,7 +299,7 @@ class S3Reader(io.RawIOBase):
         return self._pos
 
     def _get(self, start: int, into: bytearray) -> memoryview:
-        view = memoryview(into)[: min(self._block, self._size - start)]
+        view = memoryview(into)[: min(len(into), self._size - start)]
         self._client.get_range_into(self._key, start, view)
         return view
 
@@ -304,11 +307,18 @@ class S3Reader(io.RawIOBase):
         return self._spare.pop() if self._spare else bytearray(self._block)
 
     def _recycle(self, view: memoryview) -> None:
-        if view.obj is not None and isinstance(view.obj, bytearray) and len(self._spare) <= self._depth:
-            self._spare.append(view.obj)
+        block = view.obj
+        if isinstance(block, bytearray) and len(block) == self._block and len(self._spare) <= self._depth:
+            self._spare.append(block)
         view.release()
 
     def _fill(self) -> None:
+        self._fills += 1
+        if self._fills == 1 and self._pos < FIRST_LOOK < self._block:
+            # A stream's first read is often only a look at its head (the engine sniffs the kind, then opens the
+            # file again to read it): fetch just that, and nothing ahead until the reader goes on.
+            self._buf, self._buf_start = self._get(0, bytearray(FIRST_LOOK)), 0
+            return
         start = self._pos - self._pos % self._block
         fetching = self._ahead.pop(start, None)
         self._recycle(self._buf)
