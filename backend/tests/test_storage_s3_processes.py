@@ -140,7 +140,7 @@ def test_a_resumable_upload_survives_its_web_worker_killed_and_continues_its_mul
     upload_id = location.rsplit("/", 1)[1].replace("-", "")
     patch = ("-X", "PATCH", "-H", "Content-Type: application/offset+octet-stream")
     sender = subprocess.Popen(
-        ["curl", "--silent", *auth, *patch, "-H", "Upload-Offset: 0", "--limit-rate", "8M", "-T", str(source), location]
+        ["curl", "--silent", *auth, *patch, "-H", "Upload-Offset: 0", "--limit-rate", "4M", "-T", str(source), location]
     )
     key = blobs.blob_key(upload_id)
     wait_for(lambda: [u for u in s3_store.multipart_uploads() if u["Key"] == key], timeout=30, what="a first part")
