@@ -8,6 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from analysis.models import Finding, FindingSeverity
+from analysis.selectors import findings_of
 from checklist.selectors import StepView, checklist
 from incidents.models import EventKind, Incident, Layer, Status, TimelineEvent
 from incidents.selectors import pinned_events
@@ -54,7 +55,7 @@ def _source(finding: Finding) -> str:
 def postmortem(*, incident: Incident, now: dt.datetime) -> Postmortem:
     """The postmortem of an incident the caller may already see (``incidents.selectors.get_incident``)."""
     steps = checklist(incident=incident)
-    findings = list(incident.findings.select_related("evidence").order_by("id"))
+    findings = list(findings_of(incident=incident).select_related("evidence"))
     by_id = {f.pk: f for f in findings}
     cited = {pk: by_id[pk] for step in steps if step.suggestion for pk in step.suggestion.findings if pk in by_id}
     layers = list(Layer.values)
