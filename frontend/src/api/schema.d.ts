@@ -1465,6 +1465,7 @@ export interface components {
              *     * `bit/s` - bit/s
              *     * `bytes/s` - bytes/s
              *     * `share` - share
+             *     * `ratio` - ratio
              *     * `timestamp` - timestamp
              *     * `connection` - connection
              *     * `text` - text
@@ -2808,12 +2809,13 @@ export interface components {
          *     * `bit/s` - bit/s
          *     * `bytes/s` - bytes/s
          *     * `share` - share
+         *     * `ratio` - ratio
          *     * `timestamp` - timestamp
          *     * `connection` - connection
          *     * `text` - text
          * @enum {string}
          */
-        UnitEnum: "count" | "number" | "bytes" | "bytes_exact" | "seconds" | "ms" | "bit/s" | "bytes/s" | "share" | "timestamp" | "connection" | "text";
+        UnitEnum: "count" | "number" | "bytes" | "bytes_exact" | "seconds" | "ms" | "bit/s" | "bytes/s" | "share" | "ratio" | "timestamp" | "connection" | "text";
         UploadError: {
             /** @description Why the upload was refused. */
             detail: string;

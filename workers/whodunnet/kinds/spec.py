@@ -40,6 +40,7 @@ Unit = Literal[
     "bit/s",  # a bit rate: 3.84 Mbit/s
     "bytes/s",  # a byte rate: 12.5 MB/s
     "share",  # a share of one: 0.015 → 1.5 %
+    "ratio",  # how many times another: 389.754 → 390×
     "timestamp",  # seconds since the epoch: a date and time
     "connection",  # a capture's connection id: a link to that connection
     "text",  # shown as it is (strings, flags, names)

@@ -78,6 +78,8 @@ export function formatNumber(unit: FindingUnit, value: number): string {
       return formatRate(value);
     case 'share':
       return `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`;
+    case 'ratio':
+      return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 10 ? 0 : 1 })}×`;
     case 'timestamp':
       return formatDateTime(new Date(value * 1000).toISOString());
     case 'connection':
