@@ -190,8 +190,9 @@ def latest_run(evidence: Evidence) -> AnalysisRun | None:
 
 
 def _done_summary(evidence: Evidence) -> dict[str, Any] | None:
-    """The summary of the file's latest finished run (what it says, whatever a newer run is doing)."""
-    done = [run for run in evidence.runs.all() if run.status == RunStatus.DONE]
+    """The summary of the file's latest finished run (what it says, whatever a newer run is doing); a failed run's
+    is what it read before the error (its card says it failed)."""
+    done = [run for run in evidence.runs.all() if run.status in (RunStatus.DONE, RunStatus.FAILED)]
     summary = max(done, key=lambda run: run.pk).summary if done else None
     return summary if isinstance(summary, dict) else None
 

@@ -9,7 +9,8 @@ from whodunnet.engine import analyze
 
 def nstat(path: Path, when: float, retrans: int, sent: int) -> Path:
     path.write_text(
-        f"=== {when}\n#kernel\nTcpOutSegs {sent} 0.0\nTcpRetransSegs {retrans} 0.0\nTcpExtTCPTimeouts {retrans // 3} 0.0\n"
+        f"=== {when}\n#kernel\nTcpOutSegs {sent} 0.0\nTcpRetransSegs {retrans} 0.0\n"
+        f"TcpExtTCPTimeouts {retrans // 3} 0.0\n"
     )
     return path
 

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -9,6 +9,7 @@ import { isNotFound } from '@/api/errors';
 import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
+import { FindingChart } from '@/features/charts/components/finding-chart';
 import { Checklist } from '@/features/checklist/components/checklist';
 import { VerdictStrip } from '@/features/checklist/components/verdict-strip';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
@@ -20,11 +21,6 @@ import { IncidentHeader } from '@/features/incidents/components/incident-header'
 import { PostmortemLinks } from '@/features/postmortem/components/postmortem-links';
 import { timelineKeys } from '@/features/timeline/api/timeline-api';
 import { Timeline } from '@/features/timeline/components/timeline';
-
-// Loaded when a latency finding is first shown: uPlot stays out of the incident page's first load.
-const LatencyHistogram = lazy(() =>
-  import('@/features/charts/components/latency-histogram').then((m) => ({ default: m.LatencyHistogram })),
-);
 
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
@@ -81,13 +77,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
                 findings={findings}
                 incidentId={incidentId}
                 sources={sources}
-                renderChart={(f) =>
-                  f.kind === 'latency.timer_signature' ? (
-                    <Suspense fallback={<Loading label="Loading the chart…" />}>
-                      <LatencyHistogram data={f.data} />
-                    </Suspense>
-                  ) : null
-                }
+                renderChart={(f) => <FindingChart finding={f} />}
               />
             )}
             renderStepActions={(layer) =>

@@ -136,6 +136,24 @@ describe('Checklist', () => {
     expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
+  it('opens the verdict form on the keyboard, closes it with Escape and gives the focus back', async () => {
+    const user = userEvent.setup();
+    const { requests } = mockApi({ [`GET ${PATH}`]: () => json(steps()) });
+    renderChecklist();
+
+    const change = await screen.findByRole('button', { name: 'Change verdict for Kernel' });
+    change.focus();
+    await user.keyboard('{Enter}');
+    expect(screen.getByLabelText('Verdict')).toHaveFocus();
+    await user.tab();
+    expect(screen.getByLabelText('Rationale')).toHaveFocus();
+    await user.keyboard('half a thought{Escape}');
+
+    expect(screen.queryByLabelText('Rationale')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Change verdict for Kernel' })).toHaveFocus();
+    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+  });
+
   it('sends the PATCH with the verdict, the rationale and the CSRF token, then shows the new verdict', async () => {
     const user = userEvent.setup();
     let current = steps();
