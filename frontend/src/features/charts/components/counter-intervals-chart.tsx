@@ -6,7 +6,7 @@ import uPlot from 'uplot';
 import { formatClock, formatCount, formatDateTime } from '@/lib/format';
 
 import { counterIntervals, steppedColumns } from '../lib/counter-intervals';
-import { seriesColour } from '../lib/palette';
+import { clockTick, seriesColour } from '../lib/palette';
 
 const HEIGHT = 180;
 
@@ -27,16 +27,18 @@ export function CounterIntervalsChart({ data }: { data: unknown }) {
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 320),
       height: HEIGHT,
-      legend: { show: true },
+      // The table below names each line (with its colour) and holds the numbers.
+      legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.15] } },
       axes: [
         {
           label: timed ? 'time (your zone)' : 'snapshot',
-          values: (_u, splits) =>
-            splits.map((v) => (timed ? formatClock(v) : Number.isInteger(v) ? (names[v] ?? '') : '')),
+          space: 90,
+          values: (_u, splits, _axis, _space, step) =>
+            splits.map((v) => (timed ? clockTick(v, step) : Number.isInteger(v) ? (names[v] ?? '') : '')),
         },
-        { label: 'change per interval', size: 60, values: (_u, splits) => splits.map((v) => formatCount(v)) },
+        { label: 'per interval', size: 60, values: (_u, splits) => splits.map((v) => formatCount(v)) },
       ],
       series: [
         { label: timed ? 'Interval from' : 'Snapshot', value: (_u, v) => (timed ? formatClock(v) : (names[v] ?? '')) },
@@ -60,7 +62,7 @@ export function CounterIntervalsChart({ data }: { data: unknown }) {
   const { rows, counters } = intervals;
   const busiest = counters[0];
   return (
-    <figure className="counter-intervals">
+    <figure className="counter-intervals chart">
       <figcaption className="small muted">Change of each counter per interval between snapshots</figcaption>
       <div
         ref={container}
@@ -73,8 +75,9 @@ export function CounterIntervalsChart({ data }: { data: unknown }) {
         <thead>
           <tr>
             <th scope="col">Interval</th>
-            {counters.map((c) => (
+            {counters.map((c, i) => (
               <th key={c} scope="col" className="num">
+                <span className="chart__swatch" style={{ background: seriesColour(i) }} aria-hidden="true" />
                 {c}
               </th>
             ))}

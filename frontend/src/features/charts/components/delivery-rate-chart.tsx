@@ -6,7 +6,7 @@ import uPlot from 'uplot';
 import { formatBitRate, formatClock } from '@/lib/format';
 
 import { deliveryRates } from '../lib/delivery-rates';
-import { seriesColour } from '../lib/palette';
+import { clockTick, isDecade, seriesColour } from '../lib/palette';
 
 const HEIGHT = 240;
 
@@ -71,9 +71,15 @@ export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; ca
       axes: [
         {
           label: rates.timed ? 'time (your zone)' : 'snapshot',
-          values: (_u, splits) => splits.map((v) => (rates.timed ? formatClock(v) : String(v))),
+          space: 90,
+          values: (_u, splits, _axis, _space, step) =>
+            splits.map((v) => (rates.timed ? clockTick(v, step) : String(v))),
         },
-        { label: 'delivery rate (log scale)', size: 80, values: (_u, splits) => splits.map((v) => formatBitRate(v)) },
+        {
+          label: 'delivery rate (log scale)',
+          size: 100,
+          values: (_u, splits) => splits.map((v) => (isDecade(v) ? formatBitRate(v).replace('.00 ', ' ') : '')),
+        },
       ],
       series: [
         { label: rates.timed ? 'Time' : 'Snapshot', value: (_u, v) => (rates.timed ? formatClock(v) : String(v)) },
@@ -99,7 +105,7 @@ export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; ca
   if (!rates) return null;
   const shown = rates.prefixes.length;
   return (
-    <figure className="delivery-rates">
+    <figure className="delivery-rates chart">
       <figcaption className="small muted">
         Median delivery rate per snapshot of the {shown} slowest prefix{shown === 1 ? '' : 'es'}
         {rates.leftOut > 0 ? ` (${String(rates.leftOut)} faster ones are in the table only)` : ''}; dashed: every prefix

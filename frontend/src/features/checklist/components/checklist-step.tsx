@@ -95,6 +95,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
             suggestion={step.suggestion}
             label={label}
             titles={titles}
+            agreed={step.suggestion.verdict === step.verdict}
             action={
               editing === null &&
               step.suggestion.verdict !== step.verdict && (

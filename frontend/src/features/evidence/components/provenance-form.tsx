@@ -55,10 +55,11 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
   const fileRole = role.source !== 'user' ? role.value : null;
   return (
     <section className="provenance" aria-labelledby={`${id}-title`}>
-      <h4 id={`${id}-title`} className="small muted">
+      {/* The card says it in one line (host, role, time); the heading names the region for screen readers. */}
+      <h4 id={`${id}-title`} className="visually-hidden">
         Where it comes from
       </h4>
-      <dl className="facts">
+      <dl className="provenance__facts small">
         <div>
           <dt>Host</dt>
           <dd>

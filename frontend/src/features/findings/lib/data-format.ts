@@ -105,6 +105,8 @@ export function formatValue(field: FindingField, value: unknown, fields: Fields)
   if (Array.isArray(value)) {
     if (value.length === 0) return '—';
     if (!value.every(isScalar)) return null;
+    // A list of sentences (what the data can and cannot tell) reads as a paragraph, not "a., b.".
+    if (value.every((v) => typeof v === 'string' && /[.!?]$/.test(v))) return value.join(' ');
     return value.map((v) => (typeof v === 'number' ? formatNumber(field.unit, v) : String(v))).join(', ');
   }
   if (isRecord(value)) {

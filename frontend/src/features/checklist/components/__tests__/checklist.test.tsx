@@ -214,6 +214,18 @@ describe('Checklist', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('This field may not be blank.');
   });
 
+  it('folds the chain of evidence behind one line once the team agrees with the suggestion', async () => {
+    const agreed = steps().map((s) => (s.layer === 'network' ? { ...s, verdict: 'suspect' as const } : s));
+    mockApi({ [`GET ${PATH}`]: () => json(agreed) });
+    renderChecklist();
+    const network = await screen.findByRole('region', { name: 'Network' });
+    const folded = within(network)
+      .getByText(/The evidence suggested the same:/)
+      .closest('details');
+    expect(folded).not.toHaveAttribute('open');
+    expect(within(network).queryByRole('button', { name: 'Review suggestion for Network' })).not.toBeInTheDocument();
+  });
+
   it('prefills the form from the suggestion', async () => {
     const user = userEvent.setup();
     mockApi({ [`GET ${PATH}`]: () => json(steps()) });
