@@ -53,11 +53,14 @@ def findings_of(*, incident: Incident) -> QuerySet[Finding]:
     return incident.findings.filter(IN_USE | Q(evidence__isnull=True)).order_by("id")
 
 
-def engine_view(*, incident: Incident) -> tuple[list[EvidenceResult], list[EngineFinding], list[Finding]]:
+def engine_view(
+    *, incident: Incident, rows: list[Finding] | None = None
+) -> tuple[list[EvidenceResult], list[EngineFinding], list[Finding]]:
     """The incident as the engine's rules read it (``whodunnet.verdicts``): each evidence with its summary and
     provenance (as the last correlation gave it to the engine, else a person's values over the file's own), and
     every finding with its refs naming evidence by index in that list. The third list is the rows, in the same
-    order as the engine's findings."""
+    order as the engine's findings. ``rows``: the incident's findings (``findings_of``) when the caller has read them
+    already (the checklist does), so that they are not read twice."""
     runs = latest_runs(incident_id=incident.pk)
     try:
         across = incident.correlation.provenance
@@ -79,7 +82,7 @@ def engine_view(*, incident: Incident) -> tuple[list[EvidenceResult], list[Engin
         for run in runs
     ]
     index = {run.evidence_id: i for i, run in enumerate(runs)}
-    rows = list(findings_of(incident=incident))
+    rows = list(findings_of(incident=incident)) if rows is None else rows
     findings = [engine_finding(row, index) for row in rows]
     return evidence, findings, rows
 

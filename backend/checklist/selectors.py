@@ -42,7 +42,7 @@ def checklist(*, incident: Incident) -> list[StepView]:
     by_layer: dict[str, list[Finding]] = {layer: [] for layer in Layer.values}
     for finding in everything:
         by_layer[finding.layer].append(finding)
-    advice = advise(incident=incident)
+    advice = advise(incident=incident, rows=everything)
     return [
         StepView(
             step=steps[layer],

@@ -10,6 +10,7 @@ import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
 import { FindingChart } from '@/features/charts/components/finding-chart';
+import { checklistQueryOptions } from '@/features/checklist/api/checklist-api';
 import { Checklist } from '@/features/checklist/components/checklist';
 import { VerdictStrip } from '@/features/checklist/components/verdict-strip';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
@@ -25,6 +26,8 @@ import { Timeline } from '@/features/timeline/components/timeline';
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
   const incident = useQuery(incidentQueryOptions(incidentId));
+  // The verdict strip's data, asked for with the incident rather than after it renders: the answer comes first.
+  useQuery(checklistQueryOptions(incidentId));
   // What each evidence kind offers and how findings are shown: the cards below read it synchronously.
   const kinds = useQuery(evidenceKindsQueryOptions);
   // Shared with the evidence section (same query): the bisect form prefills from kernel versions in it.

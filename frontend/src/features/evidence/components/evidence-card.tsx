@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { kindInfo, useEvidenceKinds } from '@/api/evidence-kinds';
 import { Badge, type BadgeTone } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
+import { Fold } from '@/components/fold';
 import { ProgressBar } from '@/components/progress-bar';
 import type { AnalysisRun, Evidence } from '@/api/types';
 import { formatBytes, formatCount, formatDateTime } from '@/lib/format';
@@ -148,8 +149,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
           Download
         </a>
       </p>
-      <details className="evidence-card__details">
-        <summary>Details</summary>
+      <Fold className="evidence-card__details" summary="Details">
         <dl className="facts">
           <div>
             <dt>Kind</dt>
@@ -192,7 +192,7 @@ export function EvidenceCard({ evidence, incidentId }: { evidence: Evidence; inc
             busy={busy}
           />
         ))}
-      </details>
+      </Fold>
     </article>
   );
 }

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 
 import type { Evidence, HostRole, ProvenanceSource } from '@/api/types';
 import { ErrorMessage } from '@/components/error-message';
+import { Fold } from '@/components/fold';
 import { formatDateTime } from '@/lib/format';
 
 import { useSetProvenance } from '../api/evidence-api';
@@ -79,8 +80,7 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
           </dd>
         </div>
       </dl>
-      <details>
-        <summary>Change host, role or time</summary>
+      <Fold summary="Change host, role or time">
         <form
           className="provenance-form"
           onSubmit={(event) => {
@@ -141,7 +141,7 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
           </p>
           {save.isError && <ErrorMessage>Could not save: {save.error.message}</ErrorMessage>}
         </form>
-      </details>
+      </Fold>
     </section>
   );
 }
