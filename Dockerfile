@@ -16,6 +16,8 @@ COPY backend/requirements.txt backend/requirements.txt
 COPY workers/ workers/
 RUN pip install -r backend/requirements.txt ./workers
 COPY backend/ backend/
+# Compiled here: the app user cannot write __pycache__ in /app, so each process would compile the backend at start.
+RUN python -m compileall -q backend
 COPY --from=frontend /src/frontend/dist frontend/dist
 RUN cd backend && DJANGO_SECRET_KEY=build DATABASE_URL=postgres://build/build CELERY_BROKER_URL=redis://build \
     python manage.py collectstatic --noinput

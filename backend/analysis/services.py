@@ -8,6 +8,7 @@ heartbeat is stale.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -226,7 +227,8 @@ def correlate(*, incident_id: int) -> int:
     Each evidence's latest finished run gives its summary and findings; its provenance is a person's values
     over what the engine read from the file (``analysis.provenance``), so snapshots pair per host in time order.
     The engine also matches every two captures by their TCP sequence numbers, reading the files (this runs on
-    an analysis worker, which has them), so the console's findings are the CLI's on the same files. When
+    an analysis worker: the local folder's files, or copies from the S3 store in its scratch folder), so the
+    console's findings are the CLI's on the same files. When
     nothing it reads changed since the last computation (the same runs, kinds and provenance), it does nothing.
     Returns how many findings the incident now has across its evidence.
     """
@@ -238,10 +240,11 @@ def correlate(*, incident_id: int) -> int:
     if existing == inputs:
         logger.info("incident %s: nothing changed since the last correlation", incident_id)
         return Finding.objects.filter(correlation__incident_id=incident_id).count()
-    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where:
+    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where, contextlib.ExitStack() as copies:
+        stored = _files_to_read(runs, copies)
         results = across(
             [
-                _engine_evidence(run, k, Path(where) / str(index))
+                _engine_evidence(run, k, Path(where) / str(index), stored.get(run.evidence_id))
                 for index, (run, k) in enumerate(zip(runs, known, strict=True))
             ]
         )
@@ -316,14 +319,29 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path) -> EvidenceResult:
+def _files_to_read(runs: list[AnalysisRun], copies: contextlib.ExitStack) -> dict[int, Path]:
+    """The stored files ``combine`` may read (it re-reads captures to match every two of them), by evidence id.
+
+    The local folder's files as they are; from an S3 store, copies of the captures in this worker's scratch folder
+    (``Store.local_copy``, removed when ``copies`` closes), and only when there are two to match: the matching
+    reads files by path (``whodunnet.capture_pairs``), so this is where the store's bytes reach it."""
+    store = blobs.store()
+    if store.kind == "local":
+        return {run.evidence_id: run.evidence.path for run in runs if run.evidence.path.exists()}
+    captures = [run for run in runs if run.evidence.kind == "capture"]
+    if len(captures) < 2:
+        return {}
+    return {run.evidence_id: copies.enter_context(store.local_copy(run.evidence.storage_name)) for run in captures}
+
+
+def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path, stored: Path | None) -> EvidenceResult:
     """The run's result as the engine's ``combine`` takes it: its path is a link named as the person named the
-    file (findings name files by it, and "before"/"after" in a name orders snapshots) to the stored file, which
-    the engine reads to match captures."""
+    file (findings name files by it, and "before"/"after" in a name orders snapshots) to the stored file (when
+    there is one to read), which the engine reads to match captures."""
     where.mkdir()
     link = where / (Path(run.evidence.filename).name or "evidence")
-    if run.evidence.path.exists():
-        link.symlink_to(run.evidence.path)
+    if stored is not None:
+        link.symlink_to(stored)
     summary = dict(run.summary or {})
     connections = _stored_connections(run) if run.evidence.kind == "capture" else ()
     if known.taken_at is not None and known.source.get("taken_at") == "user":

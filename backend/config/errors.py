@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import botocore.exceptions
 import kombu.exceptions
 import redis.exceptions
 from django.conf import settings
@@ -31,6 +30,8 @@ from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from evidence.s3 import StoreUnreachable
 
 logger = logging.getLogger(__name__)
 
@@ -44,15 +45,15 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     ConnectionError,
-    # The S3 client's own failures: the store refused the connection, timed out or dropped it (after retries).
-    botocore.exceptions.BotoCoreError,
+    # The evidence store refused the connection, timed out, dropped it or kept answering 5xx (after retries).
+    StoreUnreachable,
 )
 
 
 def unavailable(exc: BaseException) -> JsonResponse:
     """503 with Retry-After, naming which service is down (never the error's text: it can hold addresses)."""
     service = "database" if isinstance(exc, (db.OperationalError, db.InterfaceError)) else "broker"
-    if isinstance(exc, botocore.exceptions.BotoCoreError):
+    if isinstance(exc, StoreUnreachable):
         service = "evidence store"
     logger.warning("answering 503: the %s is unreachable (%s: %s)", service, type(exc).__name__, exc)
     response = JsonResponse(

@@ -118,7 +118,10 @@ class Appender:
 
         ``exact_end``: the body must also end exactly at ``end`` (a one-shot body whose length is the file's).
         """
-        self.part.begin(self.start)
+        # Told where this body and the file end (``end`` is the file's length whenever the body's is known), the S3
+        # store sends the parts this body covers whole as they arrive instead of holding them (decision 0022).
+        until = self.start + body.length if body.length is not None else None
+        self.part.begin(self.start, until=until, total=self.end if until is not None else None)
         while True:
             want = self.chunk_size
             if body.length is not None:

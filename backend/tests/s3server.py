@@ -86,6 +86,10 @@ class SeaweedServer:
             "-s3",
             f"-s3.port={p['s3']}",
             f"-s3.port.grpc={p['s3grpc']}",
+            # Its Iceberg and Lance catalogues listen on fixed ports (8181, 9101) by default, so a second server on
+            # the host (another test run, a bench) would die at start; nothing here uses them.
+            "-s3.port.iceberg=0",
+            "-s3.port.lance=0",
         ]
         # With these set and no other identity configured, SeaweedFS accepts this one key pair (and only it).
         env = {**os.environ, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}

@@ -20,6 +20,7 @@ from analysis import services
 from analysis.models import AnalysisRun
 from evidence import blobs
 from evidence.models import Evidence, Upload
+from evidence.s3 import S3Error
 from evidence.storage import HASHES
 from evidence.uploads import reap_uploads, receive_upload
 from tests.conftest import DATA, client_for
@@ -320,3 +321,65 @@ def test_an_unreachable_store_answers_503_with_retry_after_and_keeps_nothing(
     assert response.status_code == 503 and response["Retry-After"]
     assert "evidence store is unreachable" in response.json()["detail"]
     assert not Evidence.objects.exists()
+
+
+def test_requests_are_signed_as_aws_s_published_sigv4_examples() -> None:
+    """The store checks every signature in the tests above; these are AWS's own worked examples (GET with a
+    range, a listing with a query, a PUT with a signed body), so a signer that only one server accepts fails."""
+    import datetime as dt
+
+    from evidence.s3 import EMPTY_SHA256, Keys, sign
+
+    keys = Keys("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    host = {"Host": "examplebucket.s3.amazonaws.com"}
+    at = dt.datetime(2013, 5, 24, tzinfo=dt.UTC)
+
+    def signature(method: str, path: str, query: str, headers: dict[str, str], payload: str) -> str:
+        signed = sign(
+            keys, method=method, path=path, query=query, headers=headers, payload=payload, region="us-east-1", now=at
+        )
+        return signed["Authorization"].rsplit("Signature=", 1)[1]
+
+    assert signature("GET", "/test.txt", "", {**host, "Range": "bytes=0-9"}, EMPTY_SHA256) == (
+        "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+    )
+    assert signature("GET", "/", "max-keys=2&prefix=J", host, EMPTY_SHA256) == (
+        "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"
+    )
+    put = {**host, "Date": "Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class": "REDUCED_REDUNDANCY"}
+    assert signature("PUT", "/test%24file.text", "", put, hashlib.sha256(b"Welcome to Amazon S3.").hexdigest()) == (
+        "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd"
+    )
+
+
+def test_without_configured_keys_the_store_is_reached_with_the_environment_s_credentials(
+    s3_store: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """botocore's credential chain (here: the environment; on a cloud host, its role) when no keys are set."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", settings.S3_ACCESS_KEY_ID)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", settings.S3_SECRET_ACCESS_KEY)
+    settings.S3_ACCESS_KEY_ID = settings.S3_SECRET_ACCESS_KEY = ""
+    store = blobs.store()
+    store.client.put("ef/" + "ef" * 16, b"from the chain")  # type: ignore[attr-defined]
+    assert stored_bytes(s3_store, "ef" * 16) == b"from the chain"
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
+    settings.S3_REGION = "eu-west-1"  # another configuration: a new client, with the wrong secret from the chain
+    with pytest.raises(S3Error, match="403"):
+        blobs.store().size("ef" * 16)
+
+
+def test_two_captures_in_the_store_are_matched_across_the_incident(
+    owner: User, incident: Any, s3_store: Any, settings: Any
+) -> None:
+    """The two-capture matching (a client's and a server's capture of the same traffic) reads both files: from the
+    store it reads copies in the worker's scratch folder, gone once the correlation is written."""
+    from analysis.models import Finding
+
+    for name in ("client.pcap", "server.pcap"):
+        with open(DATA / "loopback-scenarios.pcap", "rb") as stream:
+            evidence = receive_upload(user=owner, incident=incident, filename=name, stream=stream, content_length=None)
+        services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
+    services.correlate(incident_id=incident.pk)
+    matched = Finding.objects.filter(correlation__incident=incident, kind__startswith="path.")
+    assert [f.kind for f in matched] == ["path.no_loss_between_captures"]
+    assert scratch_is_empty(settings)

@@ -41,11 +41,10 @@ pytestmark = [
 ]
 
 MIB = 1024 * 1024
-# The web worker's peak while a body streams into the store: Django's ~100 MiB (the local folder's figure) plus
-# the S3 client (boto3, ~40 MiB once loaded), whatever the file's size (decision 0017).
-# Below the 200 MiB file, so holding it in memory fails; above the ~150 MiB a web process with boto3 reaches
-# on a busy 2-core machine (it measured 151.4 MiB once; the 100 MB goal is not met, see docs/operations.md).
-WEB_PEAK = 175 * MIB
+# The web worker's peak while a body streams into the store, and while it is downloaded: the 100 MB, whatever
+# the file's size. Parts go to the store as they arrive and downloads hold two 2 MiB blocks (decision 0022); measured
+# 88 MiB here (2 cores, load 7), against ~146 MiB with a boto3 client and parts held in memory.
+WEB_PEAK = 100 * 1000 * 1000
 
 
 def host(tmp_path: Path, name: str) -> Path:
@@ -104,6 +103,7 @@ def test_uploads_through_the_web_go_to_the_store_in_bounded_memory(
     stored = Evidence.objects.get(pk=evidence["id"])
     assert stored.sha256 == digest and stored.size == 200 * MIB
     assert blobs.store().size(stored.storage_name) == 200 * MIB
+    print(f"web worker peak RSS during the upload: {web.peak_rss() / MIB:.0f} MiB")
     assert web.peak_rss() < WEB_PEAK, web.peak_rss()
     assert not (tmp_path / "web-host" / "evidence").exists()
     # Downloaded through the web: streamed from the store, as an attachment.
@@ -112,6 +112,7 @@ def test_uploads_through_the_web_go_to_the_store_in_bounded_memory(
     headers = curl("-H", f"Authorization: Token {token}", "-D", "-", "-o", str(out), url).stdout.lower()
     assert "content-disposition: attachment" in headers and "x-content-type-options: nosniff" in headers
     assert hashlib.sha256(out.read_bytes()).hexdigest() == digest
+    print(f"web worker peak RSS after the download: {web.peak_rss() / MIB:.0f} MiB")
     assert web.peak_rss() < WEB_PEAK, web.peak_rss()
 
 
@@ -139,7 +140,7 @@ def test_a_resumable_upload_survives_its_web_worker_killed_and_continues_its_mul
     upload_id = location.rsplit("/", 1)[1].replace("-", "")
     patch = ("-X", "PATCH", "-H", "Content-Type: application/offset+octet-stream")
     sender = subprocess.Popen(
-        ["curl", "--silent", *auth, *patch, "-H", "Upload-Offset: 0", "--limit-rate", "8M", "-T", str(source), location]
+        ["curl", "--silent", *auth, *patch, "-H", "Upload-Offset: 0", "--limit-rate", "4M", "-T", str(source), location]
     )
     key = blobs.blob_key(upload_id)
     wait_for(lambda: [u for u in s3_store.multipart_uploads() if u["Key"] == key], timeout=30, what="a first part")

@@ -6,6 +6,7 @@ only real over a real connection; so is the memory a web worker needs to read a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -13,7 +14,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -63,6 +63,15 @@ def random_file(path: Path, size: int) -> str:
 
 def curl(*args: str, stdin: Any = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["curl", "--silent", "--show-error", *args], stdin=stdin, capture_output=True, text=True)
+
+
+def received(evidence_dir: Path) -> int:
+    """Bytes the server has written so far into uploads in progress (their part files)."""
+    total = 0
+    for part in evidence_dir.rglob("*.part"):
+        with contextlib.suppress(FileNotFoundError):  # finished (renamed) or removed meanwhile
+            total += part.stat().st_size
+    return total
 
 
 def nothing_kept(evidence_dir: Path) -> bool:
@@ -120,7 +129,7 @@ def test_it_keeps_nothing_of_a_client_killed_mid_upload(
             "curl",
             "--silent",
             "--limit-rate",
-            "8M",
+            "4M",
             "-H",
             f"Authorization: Token {token}",
             "-T",
@@ -128,15 +137,15 @@ def test_it_keeps_nothing_of_a_client_killed_mid_upload(
             f"{web.url}/api/incidents/{incident.pk}/evidence/upload/?filename=killed.pcap",
         ]
     )
-    wait_for(lambda: list(evidence_dir.rglob("*.part")), timeout=20, what="the upload to start")
-    time.sleep(1.5)
+    # Killed once the server holds a quarter of the body: 12 s before it could have all of it.
+    wait_for(lambda: received(evidence_dir) >= 16 * MIB, timeout=60, what="16 MiB of the upload to arrive")
     client.send_signal(signal.SIGKILL)
     client.wait()
     wait_for(lambda: nothing_kept(evidence_dir), timeout=20, what="the cut-off upload to leave nothing")
 
 
 def test_it_resumes_an_upload_with_plain_curl_after_the_client_dies(
-    web: WebProcess, token: str, incident: Any, tmp_path: Path
+    web: WebProcess, token: str, incident: Any, tmp_path: Path, evidence_dir: Path
 ) -> None:
     size = 40 * MIB + 123
     source = tmp_path / "big.pcap"
@@ -160,9 +169,10 @@ def test_it_resumes_an_upload_with_plain_curl_after_the_client_dies(
     )
     patch = ["-X", "PATCH", *auth, "-H", "Content-Type: application/offset+octet-stream"]
     client = subprocess.Popen(
-        ["curl", "--silent", "--limit-rate", "10M", *patch, "-H", "Upload-Offset: 0", "-T", str(source), location]
+        ["curl", "--silent", "--limit-rate", "4M", *patch, "-H", "Upload-Offset: 0", "-T", str(source), location]
     )
-    time.sleep(2.5)  # about 25 MB of 40 are sent
+    # Killed once the server holds 16 of the 40 MiB: 6 s before it could have all of it.
+    wait_for(lambda: received(evidence_dir) >= 16 * MIB, timeout=60, what="16 MiB of the upload to arrive")
     client.send_signal(signal.SIGKILL)
     client.wait()
 

@@ -59,13 +59,19 @@ class Shape:
     short: int = 0
     concurrency: int = 64
     procs: int = 1
-    packets: int = 0  # bulk only: stop after this many packets
+    packets: int = 0  # stop after this many packets (the downloads run until then)
 
 
 SHAPES = {
     "bulk": Shape("bulk", "6 parallel downloads, 20 ms RTT, 0.1 % loss", 10, 1, flows=6, packets=3_000_000),
     "mixed": Shape(
-        "mixed", "6 downloads + 20,000 short connections, 20 ms RTT, 0.5 % loss", 10, 5, flows=6, short=20_000
+        "mixed",
+        "6 downloads + 20,000 short connections, 20 ms RTT, 0.5 % loss",
+        10,
+        5,
+        flows=6,
+        short=20_000,
+        packets=2_900_000,
     ),
     "many": Shape(
         "many",
@@ -113,7 +119,7 @@ def make_capture(shape: Shape, out: Path) -> str:
             ok, failed = short.stdout.readline().decode().split()
             short.wait()
             print(f"  {int(ok):,} short connections completed, {int(failed):,} failed", flush=True)
-        else:
+        if shape.packets:  # the downloads go on until tcpdump has its count
             dump.wait()
         time.sleep(0.5)
         dump.send_signal(2)

@@ -530,9 +530,9 @@ def _compare_cached(ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, li
 def _with_connections(index: int, ev: EvidenceResult, limits: Limits) -> EvidenceResult:
     from whodunnet.capture import analyze_capture
 
-    def read() -> tuple[Any, ...]:
+    def read() -> Sequence[Any]:
         again, _ = analyze_capture(index, Path(ev.path), limits=limits)
         return again.connections
 
-    connections: tuple[Any, ...] = _cached(("connections", _identity(ev.path), limits), read)
+    connections: Sequence[Any] = _cached(("connections", _identity(ev.path), limits), read)
     return replace(ev, connections=connections)

@@ -25,7 +25,6 @@ from typing import Any, BinaryIO, Protocol
 
 from whodunnet import ENGINE_VERSION, registry, snapshots
 from whodunnet import provenance as prov
-from whodunnet.capture_pairs import compare_captures
 from whodunnet.detect import sniff, sniff_gzip_inner
 from whodunnet.errors import InputRefused, MalformedInput
 from whodunnet.kinds.spec import Combiner, Kind
@@ -228,6 +227,8 @@ def _combine(
     out: list[Finding] = []
     pairs: list[Any] = []
     try:
+        from whodunnet.capture_pairs import compare_captures  # the capture engine (numpy): only when combining
+
         pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
         out.extend(pair_findings)
     except Exception as exc:

@@ -7,7 +7,7 @@ the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -100,15 +100,16 @@ class Provenance:
 class EvidenceResult:
     """What one input file is and what it holds, in summary.
 
-    ``connections`` is the connection table of a capture (``whodunnet.capture.Connection``
-    rows, frozen dataclasses of JSON-able parts); empty for other kinds.
+    ``connections`` is the connection table of a capture: ``whodunnet.capture.Connection`` rows
+    (frozen dataclasses of JSON-able parts) in id order — a ``ConnectionTable`` that builds them
+    as they are read, or a tuple of them; empty for other kinds.
     """
 
     path: str
     kind: str
     summary: Mapping[str, Any]
     error: ErrorInfo | None = None
-    connections: tuple[Any, ...] = ()
+    connections: Sequence[Any] = ()
     #: The host, its role and the snapshot time (``engine.analyze`` fills it from the
     #: content, the file name and what a person gave).
     provenance: Provenance = Provenance()
@@ -156,4 +157,6 @@ def _jsonable(value: Any) -> Any:
         return dict(value)
     if isinstance(value, set | frozenset):
         return sorted(value)
+    if isinstance(value, Sequence):  # a capture's ConnectionTable: its rows
+        return list(value)
     raise TypeError(f"{type(value).__name__} is not JSON-able")

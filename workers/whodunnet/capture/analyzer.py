@@ -13,7 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from whodunnet.capture.connections import Connection, build_table
+import numpy as np
+
+from whodunnet.capture.connections import ConnectionTable
 from whodunnet.capture.fields import Scan
 from whodunnet.capture.findings import capture_facts, tcp_findings
 from whodunnet.capture.packets import Checkpoint, IndexRecorder, index_to_json
@@ -89,13 +91,13 @@ class CaptureAnalysis:
             opened.close()
         return self.summary()
 
-    def connections(self) -> tuple[Connection, ...]:
-        """The connection table of what has been read so far."""
+    def connections(self) -> ConnectionTable:
+        """The connection table of what has been read so far (columns; rows built when asked for)."""
         st = self.state
         if st is None:
-            return ()
+            return ConnectionTable.empty()
         n = st.n
-        return build_table(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles(), st.events[: int(st.g.n_events)])
+        return ConnectionTable(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles(), st.events[: int(st.g.n_events)])
 
     def summary(self) -> Summary:
         """The summary of what has been read so far (what the evidence card shows)."""
@@ -203,15 +205,16 @@ def summary_finding(index: int, s: Summary, error: ErrorInfo | None) -> Finding:
     )
 
 
-def duplicates_finding(index: int, s: Summary, conns: tuple[Connection, ...]) -> Finding | None:
+def duplicates_finding(index: int, s: Summary, conns: ConnectionTable) -> Finding | None:
     """``capture.duplicates``: packets the capture saw twice, a note on the capture itself."""
     n = s["duplicate_packets"]
     if not n:
         return None
-    rows = sorted(
-        ((c.c2s.capture_duplicates + c.s2c.capture_duplicates, c) for c in conns), key=lambda r: (-r[0], r[1].id)
-    )
-    rows = [r for r in rows if r[0]]
+    twice = conns.side("client", "dups") + conns.side("server", "dups")
+    ids = np.flatnonzero(twice)
+    ids = ids[np.argsort(-twice[ids], kind="stable")]  # most first, then by id
+    listed = ids[:100]
+    rows = list(zip(twice[listed].tolist(), conns.rows(listed), strict=True))
     ttl = s["duplicate_ttl"]
     parts = [
         f"{n:,} of {s['tcp_packets']:,} TCP segments were seen twice by the capture: the same packet "
@@ -249,7 +252,7 @@ def duplicates_finding(index: int, s: Summary, conns: tuple[Connection, ...]) ->
             "duplicate_packets": n,
             "duplicate_ttl": ttl,
             "tcp_packets": s["tcp_packets"],
-            "connections": len(rows),
+            "connections": len(ids),
             "rows": [{"connection": c.id, "count": k} for k, c in rows[:100]],
         },
     )

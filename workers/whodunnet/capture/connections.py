@@ -11,14 +11,14 @@ is a full round trip wherever the capture was taken.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from whodunnet.capture.constants import EV_RTO, EV_SYN, EV_SYNACK, SKETCH_RTT, SKETCH_WINDOW
-from whodunnet.capture.fields import Col, Conn, Show, Side
+from whodunnet.capture.fields import Col, Conn, Event, Handshake, Show, Side, blank, zeroed
 
 Role = Literal["client", "server"]
 
@@ -200,15 +200,41 @@ _SHOW: dict[Show, Callable[[Any], list[Any]]] = {
 }
 
 
+class EventIndex:
+    """The event pool's rows (``fields.Event``) grouped by side row, each row's in the order kept."""
+
+    def __init__(self, events: Any) -> None:
+        order = np.argsort(events["row"], kind="stable")
+        self._row = events["row"][order]
+        self._cols = {name: events[name][order] for name in ("kind", "frame", "time", "value")}
+        self._lists: dict[str, list[Any]] = {}
+
+    def _list(self, name: str) -> list[Any]:
+        got = self._lists.get(name)
+        if got is None:
+            got = self._lists[name] = self._cols[name].tolist()
+        return got
+
+    def kept(self, rows: Any, kind: int) -> list[list[tuple[int, float, float]]]:
+        """Per side row of ``rows``: the (packet, time, value) of each event of ``kind`` it kept, in order."""
+        lo = np.searchsorted(self._row, rows, "left").tolist()
+        hi = np.searchsorted(self._row, rows, "right").tolist()
+        kinds, frames, times, values = (self._list(n) for n in ("kind", "frame", "time", "value"))
+        return [
+            [(frames[j], times[j], values[j]) for j in range(a, b) if kinds[j] == kind] if b > a else []
+            for a, b in zip(lo, hi, strict=True)
+        ]
+
+
 class SideColumns:
     """Side fields of the side rows ``rows`` as numpy columns, one entry per Direction to build.
 
     ``end`` and ``scale_known`` are the connection's (its last packet's time, whether the
     handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``, ``events``
-    the event pool's rows in use (``fields.Event``).
+    the event pool grouped by side row.
     """
 
-    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any, events: Any) -> None:
+    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any, events: EventIndex) -> None:
         self._sides = sides
         self.rows = rows
         self._q = q
@@ -225,18 +251,7 @@ class SideColumns:
 
     def kept(self, kind: int) -> list[list[tuple[int, float, float]]]:
         """Per side row: the (packet, time, value) of each event of ``kind`` it kept, in order."""
-        ev = self._events
-        sel = ev["kind"] == kind
-        by_row: dict[int, list[tuple[int, float, float]]] = {}
-        for r, f, t, v in zip(
-            ev["row"][sel].tolist(),
-            ev["frame"][sel].tolist(),
-            ev["time"][sel].tolist(),
-            ev["value"][sel].tolist(),
-            strict=True,
-        ):
-            by_row.setdefault(r, []).append((f, t, v))
-        return [by_row.get(r, []) for r in self.rows.tolist()]
+        return self._events.kept(self.rows, kind)
 
     def quantile(self, which: int, i: int) -> Any:
         """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
@@ -262,18 +277,33 @@ def _seconds(us: Any) -> list[float | None]:
     return _none_where(us / 1e6, us < 0)
 
 
+def _fast_retransmissions(s: Any) -> Any:
+    return s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"] - s["fin_resends"] - s["win_probes"]
+
+
+def _zero_window_seconds(s: Any, end: Any) -> Any:
+    return s["zero_total"] + np.where(s["zero_start"] >= 0, end - s["zero_start"], 0.0)
+
+
+class _RoleColumns:
+    """The fields of one role's side of every connection of a table, read like ``SideColumns``."""
+
+    def __init__(self, table: ConnectionTable, role: Role) -> None:
+        self._table = table
+        self._role = role
+
+    def __getitem__(self, name: str) -> Any:
+        return self._table.side(self._role, name)
+
+
 #: Direction attributes worked out from several fields, a column at a time.
 DERIVED: dict[str, Callable[[SideColumns], list[Any]]] = {
     "throughput": _throughput,
-    "fast_retransmissions": lambda s: (
-        s["retrans"] - s["rto"] - s["tlp"] - s["resent_acked"] - s["fin_resends"] - s["win_probes"]
-    ).tolist(),
+    "fast_retransmissions": lambda s: _fast_retransmissions(s).tolist(),
     "rto_examples": _rto_examples,
     "window_median": lambda s: _none_where(s.quantile(SKETCH_WINDOW, 0), s.quantile(SKETCH_WINDOW, 0) < 0),
     "window_scaled": lambda s: s.scale_known.tolist(),
-    "zero_window_seconds": lambda s: (
-        s["zero_total"] + np.where(s["zero_start"] >= 0, s.end - s["zero_start"], 0.0)
-    ).tolist(),
+    "zero_window_seconds": lambda s: _zero_window_seconds(s, s.end).tolist(),
     "rtt_median": lambda s: _seconds(s.quantile(SKETCH_RTT, 0)),
     "rtt_p99": lambda s: _seconds(s.quantile(SKETCH_RTT, 1)),
     "window_scale": lambda s: _none_where(s["wscale"], ~s.handshake | (s["wscale"] < 0)),
@@ -352,58 +382,176 @@ def _initial_rtt(hs_ack_ts: float, syns: tuple[SynEvent, ...], synacks: tuple[Sy
     return (first_synack - syns_before[-1]) + (hs_ack_ts - last_synack[-1])
 
 
-def build_table(conns: Any, sides: Any, quantiles: Any, events: Any) -> tuple[Connection, ...]:
-    """Every connection's row, in id order, from the kernel's ``Conn`` and ``Side`` rows, the
-    sketch quantiles (``scanner.CaptureState.sketch_quantiles``) and the event pool's rows."""
-    n = len(conns)
-    if not n:
-        return ()
-    client, known = client_sides(conns, sides)
-    crow = 2 * np.arange(n) + client
-    cs = SideColumns(sides, crow, quantiles, conns.last_ts, conns.scale_known, events)
-    ss = SideColumns(sides, crow ^ 1, quantiles, conns.last_ts, conns.scale_known, events)
-    c2s, s2c = directions(cs), directions(ss)
-    syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
-    direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
-    k = {name: conns[name].tolist() for name in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
-    first_ts, last_ts, hs_ack = conns.first_ts.tolist(), conns.last_ts.tolist(), conns.hs_ack_ts.tolist()
-    scale = conns.scale.tolist()
-    fins = zip(cs["fin_ts"].tolist(), ss["fin_ts"].tolist(), strict=True)
-    rsts = zip(cs["rst_ts"].tolist(), ss["rst_ts"].tolist(), strict=True)
-    syn_counts, synack_counts = cs["syn_count"].tolist(), ss["synack_count"].tolist()
-    out = []
-    for i, ci, role_known, (cfin, sfin), (crst, srst) in zip(
-        range(n), client.tolist(), known.tolist(), fins, rsts, strict=True
-    ):
-        ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
-        ports = (k["a_port"][i], k["b_port"][i])
-        first_fin, first_rst = _first_of(cfin, sfin), _first_of(crst, srst)
-        scaled = direct["window_scale_known"][i]
-        out.append(
-            Connection(
-                id=i,
-                client_ip=ips[ci],
-                client_port=ports[ci],
-                server_ip=ips[1 - ci],
-                server_port=ports[1 - ci],
-                roles_known=role_known,
-                duration=last_ts[i] - first_ts[i],
-                syn_count=syn_counts[i],
-                syn_times=syns[i],
-                synack_count=synack_counts[i],
-                synack_times=synacks[i],
-                handshake_complete=hs_ack[i] >= 0,
-                initial_rtt=_initial_rtt(hs_ack[i], syns[i], synacks[i]),
-                window_scale_note=_scale_note(scaled, scale[i][ci], scale[i][1 - ci], syn_counts[i], synack_counts[i]),
-                ecn_setup_syn=any(e.ecn for e in syns[i]),
-                ecn_setup_synack=any(e.ecn for e in synacks[i]),
-                first_fin_by=first_fin[1],
-                first_fin_time=first_fin[0],
-                first_rst_by=first_rst[1],
-                first_rst_time=first_rst[0],
-                c2s=c2s[i],
-                s2c=s2c[i],
-                **{name: col[i] for name, col in direct.items()},
+#: Rows built at a time when the whole table is walked (bounds the Python objects alive at once
+#: to what the walker keeps).
+ROWS_PER_CHUNK = 4096
+
+
+class ConnectionTable(Sequence[Connection]):
+    """Every connection of a capture, as the kernel's columns; a ``Connection`` row only when asked for.
+
+    Findings read whole columns (``side``, ``conn``, ``handshake``) and build rows for the few
+    connections they cite (``rows``); walking the table (the console's COPY, ``--connections``)
+    builds rows a chunk at a time. Rows come out in id order and equal what one would build
+    for the whole table at once.
+    """
+
+    def __init__(self, conns: Any, sides: Any, quantiles: Any, events: Any) -> None:
+        self._conns = conns
+        self._sides = sides
+        self._q = quantiles
+        self._event_rows = events
+        self._n = len(conns)
+        client, known = client_sides(conns, sides) if self._n else (np.zeros(0, np.int64), np.zeros(0, np.bool_))
+        #: Per connection: which side (0/1) is the client, and whether a SYN or SYN-ACK said so.
+        self.client = client
+        self.roles_known = known
+        self._client_rows = 2 * np.arange(self._n) + client
+        self._events: EventIndex | None = None
+        self._handshake: Any = None
+
+    @classmethod
+    def empty(cls) -> ConnectionTable:
+        """A table of no connections (nothing was read)."""
+        return cls(zeroed(Conn, 0), zeroed(Side, 0), np.zeros((0, 2), np.int64), zeroed(Event, 0))
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Connection: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Connection]: ...
+    def __getitem__(self, i: int | slice) -> Connection | list[Connection]:
+        if isinstance(i, slice):
+            return self.rows(np.arange(self._n)[i])
+        if not -self._n <= i < self._n:
+            raise IndexError(i)
+        return self.rows(np.array([i % self._n]))[0]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[dict[str, Any]]:
+        """Its rows as plain data: what ``dataclasses.asdict`` of a result holding the table gives."""
+        return [asdict(c) for c in self]
+
+    def __iter__(self) -> Iterator[Connection]:
+        for start in range(0, self._n, ROWS_PER_CHUNK):
+            yield from self.rows(np.arange(start, min(self._n, start + ROWS_PER_CHUNK)))
+
+    # -- columns --------------------------------------------------------------------------
+
+    def conn(self, name: str) -> Any:
+        """A ``fields.Conn`` field, one value per connection (raw: -1 / 0 where the row shows None)."""
+        return self._conns[name]
+
+    def side_rows(self, role: Role) -> Any:
+        """The side row of each connection's ``role``."""
+        return self._client_rows if role == "client" else self._client_rows ^ 1
+
+    def side(self, role: Role, name: str) -> Any:
+        """A ``fields.Side`` field of what each connection's ``role`` sent (raw, as the kernel keeps it)."""
+        return self._sides[name][self.side_rows(role)]
+
+    def window_median(self, role: Role) -> Any:
+        """The median window each connection's ``role`` advertised (-1: none)."""
+        return self._q[self.side_rows(role) * 2 + SKETCH_WINDOW, 0]
+
+    def rtt_median(self, role: Role) -> Any:
+        """The median RTT of ``role``'s data, in microseconds (-1: no sample)."""
+        return self._q[self.side_rows(role) * 2 + SKETCH_RTT, 0]
+
+    def fast_retransmissions(self, role: Role) -> Any:
+        """``Direction.fast_retransmissions`` of each connection's ``role``."""
+        return _fast_retransmissions(_RoleColumns(self, role))
+
+    def zero_window_seconds(self, role: Role) -> Any:
+        """``Direction.zero_window_seconds`` of each connection's ``role`` (a zero window still open
+        at the end counts until the connection's last packet)."""
+        return _zero_window_seconds(_RoleColumns(self, role), self._conns["last_ts"])
+
+    def event_values(self, kind: int) -> list[float]:
+        """The value of every kept event of ``kind`` (for EV_RTO: the silence before each)."""
+        ev = self._event_rows
+        values: list[float] = ev["value"][ev["kind"] == kind].tolist()
+        return values
+
+    @property
+    def handshake(self) -> Any:
+        """``fields.Handshake`` per connection (first SYN-ACK, initial RTT, ECN), from the kept events."""
+        if self._handshake is None:
+            from whodunnet.capture.kernel import jit_disabled  # numba: only once a capture was read
+            from whodunnet.capture.kernel.finalize import handshake_facts
+
+            out = blank(Handshake, self._n)
+            events, client_rows, hs_ack = self._event_rows, self._client_rows, self._conns["hs_ack_ts"]
+            if jit_disabled():  # plain Python reads rows by attribute: record arrays
+                handshake_facts(events, len(events), client_rows, hs_ack, out)
+            else:  # compiled: plain arrays (numba types a record array subclass slowly)
+                handshake_facts(events.view(np.ndarray), len(events), client_rows, hs_ack, out.view(np.ndarray))
+            self._handshake = out
+        return self._handshake
+
+    @property
+    def events(self) -> EventIndex:
+        if self._events is None:
+            self._events = EventIndex(self._event_rows)
+        return self._events
+
+    # -- rows -----------------------------------------------------------------------------
+
+    def rows(self, ids: Any) -> list[Connection]:
+        """The rows of connections ``ids`` (ascending or not: in the order given)."""
+        ids = np.asarray(ids, np.int64)
+        if not len(ids):
+            return []
+        conns = self._conns[ids]
+        client, known = self.client[ids], self.roles_known[ids]
+        crow = self._client_rows[ids]
+        cs = SideColumns(self._sides, crow, self._q, conns.last_ts, conns.scale_known, self.events)
+        ss = SideColumns(self._sides, crow ^ 1, self._q, conns.last_ts, conns.scale_known, self.events)
+        c2s, s2c = directions(cs), directions(ss)
+        syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
+        direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
+        k = {n: conns[n].tolist() for n in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
+        first_ts, last_ts, hs_ack = conns.first_ts.tolist(), conns.last_ts.tolist(), conns.hs_ack_ts.tolist()
+        scale = conns.scale.tolist()
+        fins = zip(cs["fin_ts"].tolist(), ss["fin_ts"].tolist(), strict=True)
+        rsts = zip(cs["rst_ts"].tolist(), ss["rst_ts"].tolist(), strict=True)
+        syn_counts, synack_counts = cs["syn_count"].tolist(), ss["synack_count"].tolist()
+        out = []
+        for i, cid, ci, role_known, (cfin, sfin), (crst, srst) in zip(
+            range(len(ids)), ids.tolist(), client.tolist(), known.tolist(), fins, rsts, strict=True
+        ):
+            ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
+            ports = (k["a_port"][i], k["b_port"][i])
+            first_fin, first_rst = _first_of(cfin, sfin), _first_of(crst, srst)
+            scaled = direct["window_scale_known"][i]
+            out.append(
+                Connection(
+                    id=cid,
+                    client_ip=ips[ci],
+                    client_port=ports[ci],
+                    server_ip=ips[1 - ci],
+                    server_port=ports[1 - ci],
+                    roles_known=role_known,
+                    duration=last_ts[i] - first_ts[i],
+                    syn_count=syn_counts[i],
+                    syn_times=syns[i],
+                    synack_count=synack_counts[i],
+                    synack_times=synacks[i],
+                    handshake_complete=hs_ack[i] >= 0,
+                    initial_rtt=_initial_rtt(hs_ack[i], syns[i], synacks[i]),
+                    window_scale_note=_scale_note(
+                        scaled, scale[i][ci], scale[i][1 - ci], syn_counts[i], synack_counts[i]
+                    ),
+                    ecn_setup_syn=any(e.ecn for e in syns[i]),
+                    ecn_setup_synack=any(e.ecn for e in synacks[i]),
+                    first_fin_by=first_fin[1],
+                    first_fin_time=first_fin[0],
+                    first_rst_by=first_rst[1],
+                    first_rst_time=first_rst[0],
+                    c2s=c2s[i],
+                    s2c=s2c[i],
+                    **{name: col[i] for name, col in direct.items()},
+                )
             )
-        )
-    return tuple(out)
+        return out

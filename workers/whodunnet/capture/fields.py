@@ -399,3 +399,21 @@ class SketchEntry(Record):
     sketch: int = col(-1, "side row * 2 + SKETCH_WINDOW or SKETCH_RTT; -1 for a free slot")
     value: int = col(0, "the value (bytes or microseconds), quantized once the sketch folded")
     count: int = col(0, "how many times it was added")
+
+
+class Handshake(Record):
+    """A connection's handshake as its kept SYNs and SYN-ACKs tell it (``kernel.finalize``):
+    worked out after the scan, one row per connection, for the findings to read as columns."""
+
+    syns: int = col(0, "the client's SYNs kept")
+    first_syn_ts: float = col(-1.0, "time of the first of them")
+    syn_ecn: bool = col(False, "one of them asked for ECN (ECE+CWR)")
+    synacks: int = col(0, "the server's SYN-ACKs kept")
+    first_synack_ts: float = col(-1.0, "time of the first of them")
+    synack_ecn: bool = col(False, "one of them accepted ECN (ECE alone)")
+    last_synack_before_ack: float = col(-1.0, "time of the last SYN-ACK at or before the client's first ACK")
+    syns_before: int = col(0, "SYNs kept at or before the first SYN-ACK")
+    last_syn_before: float = col(-1.0, "time of the last of them")
+    last_before_ecn: bool = col(False, "the last of them asked for ECN")
+    ecn_before: bool = col(False, "one of them asked for ECN")
+    initial_rtt: float = col(-1.0, "SYN → SYN-ACK → ACK as two halves, without retry delays (-1: not captured)")

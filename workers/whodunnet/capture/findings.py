@@ -3,6 +3,12 @@
 Each ``*_finding`` function looks at the whole table and returns one finding (or None):
 the numbers, the connections behind it (refs, at most ``MAX_REFS``) and a ``data`` dict
 the backend and UI can use without parsing text. Kinds are stable: stored findings and the UI name them.
+
+The table is columns (``connections.ConnectionTable``): a finding counts and adds up whole
+columns, and builds ``Connection`` rows only for the connections it looks at one by one (those
+with SYN retries, a window limit, a close at a deadline...) or cites. Sums of float columns are
+Python's ``sum`` over the values in table order, so the numbers are the ones a loop over rows
+gives.
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from whodunnet.capture.connections import Connection, Direction, Role
+import numpy as np
+
+from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role
+from whodunnet.capture.constants import EV_RTO
 from whodunnet.model import Finding, Layer, Ref, Severity
 
 MAX_REFS = 20
@@ -158,11 +167,9 @@ def _example(rows: Sequence[tuple[Any, ...]], stack: str) -> str:
     return f"{r[1].id}: {_sum_text(r[2])}"
 
 
-def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
     rows = []
-    for c in conns:
-        if c.syn_count < 2:
-            continue
+    for c in conns.rows(np.flatnonzero(conns.side("client", "syn_count") >= 2)):
         gaps = _gaps(c.syn_times)
         answered = c.synack_count > 0
         # Retries cost the time up to the last SYN sent before the handshake completed (or, at
@@ -278,14 +285,15 @@ def syn_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
     )
 
 
-def ecn_syn_blackhole_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def ecn_syn_blackhole_finding(index: int, conns: ConnectionTable) -> Finding | None:
     fallback = []  # ECN SYNs unanswered, then a SYN without ECN flags answered
     never = []  # only ECN SYNs, never answered
     ecn_answered = 0  # an ECN SYN answered directly
-    plain_answered = 0  # connections whose SYNs carried no ECN flags and were answered
-    for c in conns:
-        if not c.syn_times:
-            continue
+    # Connections whose SYNs carried no ECN flags and were answered (a SYN before the first SYN-ACK).
+    h = conns.handshake
+    answered = conns.side("server", "synack_count") > 0
+    plain_answered = int(np.count_nonzero((h.syns > 0) & answered & (h.syns_before > 0) & ~h.syn_ecn))
+    for c in conns.rows(np.flatnonzero(h.syn_ecn)):  # the connections that tried ECN, one by one
         if c.synack_count:
             first_synack = c.synack_times[0].time
             before = [e for e in c.syn_times if e.time <= first_synack]
@@ -295,8 +303,6 @@ def ecn_syn_blackhole_finding(index: int, conns: Sequence[Connection]) -> Findin
                 fallback.append((c, [e for e in before if e.ecn]))
             elif before[-1].ecn:
                 ecn_answered += 1
-            elif not any(e.ecn for e in c.syn_times):
-                plain_answered += 1
         elif all(e.ecn for e in c.syn_times):
             never.append((c, list(c.syn_times)))
     if not fallback and not (never and plain_answered):
@@ -359,8 +365,9 @@ def ecn_syn_blackhole_finding(index: int, conns: Sequence[Connection]) -> Findin
     )
 
 
-def synack_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows = [(c, _gaps(c.synack_times)) for c in conns if c.synack_count > 1]
+def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
+    retried = np.flatnonzero(conns.side("server", "synack_count") > 1)
+    rows = [(c, _gaps(c.synack_times)) for c in conns.rows(retried)]
     if not rows:
         return None
     retries = sum(c.synack_count - 1 for c, _ in rows)
@@ -406,26 +413,59 @@ def synack_retransmit_finding(index: int, conns: Sequence[Connection]) -> Findin
 # data transfer
 
 
-def _sides(conns: Sequence[Connection], keep: Callable[[Direction], Any]) -> list[tuple[Connection, Role, Direction]]:
-    """(connection, role, what it sent) of every side ``keep`` accepts, in table order."""
-    return [(c, role, d) for c in conns for role in ROLES if keep(d := c.side(role))]
+def _per_side(conns: ConnectionTable, name: str) -> Any:
+    """A ``fields.Side`` field of every (connection, role) in table order: connection 0's client,
+    its server, connection 1's client... (position ``k`` is connection ``k // 2``, role ``ROLES[k % 2]``)."""
+    return np.stack([conns.side("client", name), conns.side("server", name)], axis=1).reshape(-1)
 
 
-def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def _zero_window_seconds(conns: ConnectionTable) -> Any:
+    """``Direction.zero_window_seconds`` of every (connection, role), in ``_per_side``'s order."""
+    return np.stack([conns.zero_window_seconds(r) for r in ROLES], axis=1).reshape(-1)
+
+
+def _sides(conns: ConnectionTable, picks: Any) -> list[tuple[Connection, Role, Direction]]:
+    """(connection, role, what it sent) at the ``_per_side`` positions ``picks``, in the order given."""
+    ids = np.unique(picks // 2)
+    built = dict(zip(ids.tolist(), conns.rows(ids), strict=True))
+    out = []
+    for k in picks.tolist():
+        c, role = built[k // 2], ROLES[k % 2]
+        out.append((c, role, c.side(role)))
+    return out
+
+
+def _top(keys: Any, picks: Any, n: int = MAX_DATA_ROWS) -> Any:
+    """The first ``n`` of ``picks`` sorted by ``keys`` (their sort keys, ascending), ties in table order."""
+    return picks[np.argsort(keys, kind="stable")[:n]]
+
+
+def _by_role(picks: Any, weights: Any = None) -> dict[Role, int]:
+    """How many of the ``_per_side`` positions ``picks`` each role has (or the sum of their ``weights``)."""
+    roles = picks % 2
+    return {
+        r: int(np.count_nonzero(roles == i) if weights is None else weights[roles == i].sum())
+        for i, r in enumerate(ROLES)
+    }
+
+
+def rto_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
     """Retransmissions a timer set off: RTOs (after ≥ 200 ms of silence) and tail loss probes."""
-    sides = _sides(conns, lambda d: d.rto_retransmissions or d.tail_loss_probes)
-    if not sides:
+    rto_s, tlp_s = _per_side(conns, "rto"), _per_side(conns, "tlp")
+    picks = np.flatnonzero((rto_s != 0) | (tlp_s != 0))
+    if not len(picks):
         return None
-    rto = sum(d.rto_retransmissions for _, _, d in sides)
-    tlp = sum(d.tail_loss_probes for _, _, d in sides)
-    fast = sum(c.c2s.fast_retransmissions + c.s2c.fast_retransmissions for c in conns)
-    acked = sum(c.c2s.resent_acknowledged + c.s2c.resent_acknowledged for c in conns)
-    wait = sum(d.rto_wait for _, _, d in sides)
-    tlp_wait = sum(d.tlp_wait for _, _, d in sides)
-    idles = [e[2] for _, _, d in sides for e in d.rto_examples]
-    by_role = {r: sum(d.rto_retransmissions + d.tail_loss_probes for _, rr, d in sides if rr == r) for r in ROLES}
-    sides.sort(key=lambda x: -(x[2].rto_wait + x[2].tlp_wait))
-    n_conns = len({c.id for c, _, _ in sides})
+    rto = int(rto_s[picks].sum())
+    tlp = int(tlp_s[picks].sum())
+    fast = int(sum(conns.fast_retransmissions(r).sum() for r in ROLES))
+    acked = int(_per_side(conns, "resent_acked").sum())
+    waits, tlp_waits = _per_side(conns, "rto_wait")[picks], _per_side(conns, "tlp_wait")[picks]
+    wait = sum(waits.tolist())
+    tlp_wait = sum(tlp_waits.tolist())
+    idles = conns.event_values(EV_RTO)  # every kept RTO example belongs to a side counted here
+    by_role = _by_role(picks, (rto_s + tlp_s)[picks])
+    sides = _sides(conns, _top(-(waits + tlp_waits), picks))
+    n_conns = len(np.unique(picks // 2))
     if rto:
         title = (
             f"{_plural(rto, 'retransmission')} after ≥ 200 ms of silence (RTO) on {_plural(n_conns, 'connection')}, "
@@ -503,21 +543,24 @@ def rto_retransmit_finding(index: int, conns: Sequence[Connection]) -> Finding |
     )
 
 
-def zero_window_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    sides = _sides(conns, lambda d: d.zero_windows)
-    if not sides:
+def zero_window_finding(index: int, conns: ConnectionTable) -> Finding | None:
+    counts = _per_side(conns, "zero_count")
+    picks = np.flatnonzero(counts)
+    if not len(picks):
         return None
-    count = sum(d.zero_windows for _, _, d in sides)
-    total = sum(d.zero_window_seconds for _, _, d in sides)
-    by_role = {r: sum(1 for _, rr, _ in sides if rr == r) for r in ROLES}
+    count = int(counts[picks].sum())
+    seconds = _zero_window_seconds(conns)[picks]
+    total = sum(seconds.tolist())
+    by_role = _by_role(picks)
     reader = max(ROLES, key=lambda r: by_role[r])
-    sides.sort(key=lambda x: -x[2].zero_window_seconds)
+    sides = _sides(conns, _top(-seconds, picks))
+    n_sides = len(picks)
     title = (
-        f"Receive window hit zero on {_plural(len(sides), 'connection')} ({fmt_s(total)} in total): "
+        f"Receive window hit zero on {_plural(n_sides, 'connection')} ({fmt_s(total)} in total): "
         f"a slow reader on the {reader} side"
     )
     parts = [
-        f"{_plural(count, 'zero-window advertisement')} on {_plural(len(sides), 'connection')}: "
+        f"{_plural(count, 'zero-window advertisement')} on {_plural(n_sides, 'connection')}: "
         f"the {reader} advertised no room on {by_role[reader]:,} of them"
         + (f" (the {_other(reader)} on {by_role[_other(reader)]:,})" if by_role[_other(reader)] else "")
         + f", for {fmt_s(total)} in total (longest {fmt_s(sides[0][2].zero_window_seconds)}, connection "
@@ -544,7 +587,7 @@ def zero_window_finding(index: int, conns: Sequence[Connection]) -> Finding | No
         index,
         advertisements=count,
         seconds=total,
-        connections=len(sides),
+        connections=n_sides,
         by_receiver=by_role,
         rows=[
             {"connection": c.id, "receiver": r, "count": d.zero_windows, "seconds": d.zero_window_seconds}
@@ -590,15 +633,24 @@ def window_limit(c: Connection, sender: Role) -> dict[str, Any] | None:
     }
 
 
-def receive_window_limited_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def _window_limited(conns: ConnectionTable) -> tuple[list[dict[str, Any]], dict[int, Connection]]:
+    """``window_limit`` of every (connection, sender) it holds for, in table order, and those connections.
+
+    Only transfers of at least 64 KiB under a known window can be window-bound: the rest are not built."""
+    may = np.zeros(len(conns), np.bool_)
+    for sender in ROLES:
+        may |= (conns.side(sender, "payload") >= 65536) & (conns.window_median(_other(sender)) > 0)
+    by_id = {c.id: c for c in conns.rows(np.flatnonzero(may))}
+    rows = [r for c in by_id.values() for sender in ROLES if (r := window_limit(c, sender)) is not None]
+    return rows, by_id
+
+
+def receive_window_limited_finding(index: int, conns: ConnectionTable) -> Finding | None:
     rows: list[dict[str, Any]] = []
     unknown: list[dict[str, Any]] = []
-    by_id = {c.id: c for c in conns}
-    for c in conns:
-        for sender in ROLES:
-            r = window_limit(c, sender)
-            if r is not None:
-                (rows if r["window_scaled"] else unknown).append(r)
+    limited, by_id = _window_limited(conns)
+    for r in limited:
+        (rows if r["window_scaled"] else unknown).append(r)
     if not rows:
         return window_scale_unknown_note(index, unknown, by_id) if unknown else None
     window = int(statistics.median(r["window"] for r in rows))
@@ -693,11 +745,22 @@ def window_scale_unknown_note(index: int, rows: list[dict[str, Any]], by_id: dic
     )
 
 
-def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def _closed_while_sending(conns: ConnectionTable) -> list[Connection]:
+    """The connections that may have been closed by one side while the other still sent: a SYN,
+    a FIN, and data after a FIN or unacknowledged at one (``app_timeout_close`` decides which)."""
+    fin = (conns.side("client", "fin_ts") >= 0) | (conns.side("server", "fin_ts") >= 0)
+    late = np.zeros(len(conns), np.bool_)
+    for role in ROLES:
+        late |= (conns.side(role, "dapf_pkts") != 0) | (conns.side(role, "peer_unacked_at_fin") != 0)
+    return conns.rows(np.flatnonzero((conns.side("client", "syn_count") != 0) & fin & late))
+
+
+def app_timeout_close_finding(index: int, conns: ConnectionTable) -> Finding | None:
     best: tuple[Role, list[tuple[float, Connection]]] | None = None
+    candidates = _closed_while_sending(conns)
     for closer in ROLES:
         ages = []
-        for c in conns:
+        for c in candidates:
             if c.first_fin_by != closer or c.first_fin_time is None or not c.syn_count:
                 continue
             mine, theirs = c.side(closer), c.side(_other(closer))
@@ -784,51 +847,50 @@ def app_timeout_close_finding(index: int, conns: Sequence[Connection]) -> Findin
     )
 
 
-def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
-    rows = _sides(conns, lambda d: d.rst_after_fin_packet)
-    if not rows:
+def rst_after_fin_finding(index: int, conns: ConnectionTable) -> Finding | None:
+    picks = np.flatnonzero(_per_side(conns, "rst_after_fin_pkt"))
+    if not len(picks):
         return None
+    # What the peer sent after each closer's FIN (position k ^ 1 is the other side of the same connection).
+    after_bytes, after_packets = _per_side(conns, "dapf_bytes"), _per_side(conns, "dapf_pkts")
+    late_bytes = after_bytes[picks ^ 1]
+    chatter = (late_bytes <= CLOSE_CHATTER_BYTES) & (after_packets[picks ^ 1] <= CLOSE_CHATTER_PACKETS)
+    discarded_picks = picks[~chatter]
+    by_role = _by_role(picks)
+    closer = max(ROLES, key=lambda r: by_role[r])
+    total = int(late_bytes.sum())
+    most = int(late_bytes.max())
+    n_rows, n_discarded = len(picks), len(discarded_picks)
+    rows = _sides(conns, (discarded_picks if n_discarded else picks)[:MAX_REFS])  # the ones cited
 
     def late(c: Connection, r: Role) -> Direction:
         return c.side(_other(r))  # what the peer sent after r's FIN
 
-    def chatter(c: Connection, r: Role) -> bool:
-        d = late(c, r)
-        return (
-            d.data_after_peer_fin_bytes <= CLOSE_CHATTER_BYTES
-            and d.data_after_peer_fin_packets <= CLOSE_CHATTER_PACKETS
-        )
-
-    discarded = [(c, r, d) for c, r, d in rows if not chatter(c, r)]
-    by_role = {r: sum(1 for _, rr, _ in rows if rr == r) for r in ROLES}
-    closer = max(ROLES, key=lambda r: by_role[r])
-    total = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
-    most = max(late(c, r).data_after_peer_fin_bytes for c, r, _ in rows)
-    if discarded:
-        lost = sum(late(c, r).data_after_peer_fin_bytes for c, r, _ in discarded)
+    if n_discarded:
+        lost = int(late_bytes[~chatter].sum())
         title = (
-            f"Data after a FIN answered with RST on {_plural(len(discarded), 'connection')} "
+            f"Data after a FIN answered with RST on {_plural(n_discarded, 'connection')} "
             f"(by the {closer}): {fmt_bytes(lost)} discarded"
         )
         parts = [
-            f"On {_plural(len(discarded), 'connection')} one side sent FIN, the other kept sending "
+            f"On {_plural(n_discarded, 'connection')} one side sent FIN, the other kept sending "
             f"({lost:,} bytes after the FINs, up to {most:,} on one connection), and the side that had closed "
-            f"answered with RST (the {closer} on {by_role[closer]:,} of {_plural(len(rows), 'connection')}).",
+            f"answered with RST (the {closer} on {by_role[closer]:,} of {_plural(n_rows, 'connection')}).",
             "The RSTs come from a socket the application already closed, not from the network: the data "
             "after the FIN was thrown away; see why the application closed while data was still coming.",
         ]
-        if len(rows) > len(discarded):
+        if n_rows > n_discarded:
             parts.append(
-                f"On {_plural(len(rows) - len(discarded), 'other connection')} only a few bytes followed the FIN "
+                f"On {_plural(n_rows - n_discarded, 'other connection')} only a few bytes followed the FIN "
                 f"(at most {CLOSE_CHATTER_BYTES:,} in {CLOSE_CHATTER_PACKETS} packets): an ordinary close."
             )
     else:
         title = (
-            f"Ordinary close answered with RST on {_plural(len(rows), 'connection')}: "
+            f"Ordinary close answered with RST on {_plural(n_rows, 'connection')}: "
             f"at most {fmt_bytes(most)} after the FIN"
         )
         parts = [
-            f"On {_plural(len(rows), 'connection')} one side sent FIN and the other answered with a few bytes "
+            f"On {_plural(n_rows, 'connection')} one side sent FIN and the other answered with a few bytes "
             f"({total:,} in all, at most {most:,} on one connection: a TLS close_notify or alert, a goodbye line), "
             f"which the side that had closed answered with RST (the {closer} on {by_role[closer]:,}).",
             "A socket closed with data still arriving resets; here the data is the close's own chatter, "
@@ -843,41 +905,37 @@ def rst_after_fin_finding(index: int, conns: Sequence[Connection]) -> Finding | 
             packets=(d.fin_packet or c.first_packet, d.rst_after_fin_packet or c.last_packet),
             time=(d.fin_time, d.rst_after_fin_time),
         )
-        for c, r, d in (discarded or rows)
+        for c, r, d in rows
     ]
     return _finding(
         "tcp.rst_after_fin",
         "application",
-        "medium" if discarded else "info",
+        "medium" if n_discarded else "info",
         title,
         " ".join(parts),
         refs,
         index,
-        connections=len(rows),
-        discarded_connections=len(discarded),
+        connections=n_rows,
+        discarded_connections=n_discarded,
         by_closer=by_role,
         bytes_after_fin=total,
         max_bytes_after_fin=most,
-        connection_ids=[c.id for c, _, _ in rows][:MAX_DATA_ROWS],
+        connection_ids=(picks[:MAX_DATA_ROWS] // 2).tolist(),
     )
 
 
-def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding | None:
+def retransmissions_finding(index: int, conns: ConnectionTable) -> Finding | None:
     stats = {}
     for role in ROLES:
-        data = sum(c.side(role).data_packets for c in conns)
+        data = int(conns.side(role, "data_pkts").sum())
         # Re-sends of bytes the peer had already acknowledged (at the capture point), ones the peer
         # reported receiving twice (D-SACK) and data sent again into a zero window (probing it) are
         # no sign of loss: counted apart, not in the rate.
-        spurious = sum(
-            min(
-                max(c.side(role).resent_acknowledged + c.side(role).zero_window_probes, c.side(role).dsacked_segments),
-                c.side(role).data_retransmissions,
-            )
-            for c in conns
-        )
-        rx = sum(c.side(role).data_retransmissions for c in conns) - spurious
-        rbytes = sum(c.side(role).retransmitted_bytes for c in conns)
+        resent = conns.side(role, "resent_acked") + conns.side(role, "win_probes")
+        data_rx = conns.side(role, "retrans_data")
+        spurious = int(np.minimum(np.maximum(resent, conns.side(role, "dsacked")), data_rx).sum())
+        rx = int(data_rx.sum()) - spurious
+        rbytes = int(conns.side(role, "retrans_bytes").sum())
         stats[role] = {
             "data_packets": data,
             "retransmissions": rx,
@@ -911,10 +969,9 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
             "receiving twice (D-SACK: spurious retransmissions), or sent while the peer's window was zero "
             "(probing it)."
         )
-    top = sorted(
-        (c for c in conns if c.c2s.retransmissions or c.s2c.retransmissions),
-        key=lambda c: -(c.c2s.retransmissions + c.s2c.retransmissions),
-    )
+    both = conns.side("client", "retrans") + conns.side("server", "retrans")
+    retried = np.flatnonzero(both)
+    top = conns.rows(_top(-both[retried], retried, MAX_REFS))
     refs = [
         _ref(index, c, f"connection {c.id}: {c.c2s.retransmissions} + {c.s2c.retransmissions} retransmissions")
         for c in top
@@ -931,7 +988,7 @@ def retransmissions_finding(index: int, conns: Sequence[Connection]) -> Finding 
     )
 
 
-FINDERS: tuple[Callable[[int, Sequence[Connection]], Finding | None], ...] = (
+FINDERS: tuple[Callable[[int, ConnectionTable], Finding | None], ...] = (
     syn_retransmit_finding,
     ecn_syn_blackhole_finding,
     synack_retransmit_finding,
@@ -966,10 +1023,10 @@ def _round_close(age: float, c: Connection) -> float | None:
     return found
 
 
-def deadline_closes(conns: Sequence[Connection]) -> list[dict[str, Any]]:
+def deadline_closes(conns: ConnectionTable) -> list[dict[str, Any]]:
     """Connections an endpoint closed (first FIN) while its peer still had data in flight, with the age."""
     out = []
-    for c in conns:
+    for c in _closed_while_sending(conns):
         closer = c.first_fin_by
         if closer is None or c.first_fin_time is None or not c.syn_count:
             continue
@@ -984,7 +1041,7 @@ def deadline_closes(conns: Sequence[Connection]) -> list[dict[str, Any]]:
     return out
 
 
-def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
+def capture_facts(conns: ConnectionTable) -> dict[str, Any]:
     """What other evidence needs from a capture, kept in its summary (the console stores no rows for it):
 
     ``rtt``: the handshake RTT (median over connections whose handshake was captured) and the
@@ -993,27 +1050,30 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
     had data in flight, with their age; ``receive_window``: the window that capped throughput, as
     ``tcp.receive_window_limited`` measured it (None when none did).
     """
-    per = []
-    for c in conns:
-        mins = [d.rtt_min for d in (c.c2s, c.s2c) if d.rtt_min]
-        per.append({"connection": c.id, "handshake_s": c.initial_rtt, "min_s": max(mins) if mins else None})
-    hs = [r["handshake_s"] for r in per if r["handshake_s"]]
-    mins = [r["min_s"] for r in per if r["min_s"]]
+    handshake = conns.handshake.initial_rtt  # -1: not captured
+    lows = np.stack([conns.side(r, "rtt_min") for r in ROLES], axis=1)  # -1: no sample
+    low = np.where(lows > 0, lows, -np.inf).max(axis=1)  # the larger of the two sides' smallest
+    has_hs, has_low = handshake > 0, low > 0
+    listed = np.flatnonzero(has_hs | has_low)[:MAX_DATA_ROWS]
+    hs = handshake[has_hs].tolist()
     rtt = {
         "handshake_s": statistics.median(hs) if hs else None,
         "handshake_connections": len(hs),
-        "min_s": min(mins) if mins else None,
-        "min_connections": len(mins),
-        "connections": [r for r in per if r["handshake_s"] or r["min_s"]][:MAX_DATA_ROWS],
+        "min_s": float(low[has_low].min()) if has_low.any() else None,
+        "min_connections": int(np.count_nonzero(has_low)),
+        "connections": [
+            {"connection": i, "handshake_s": h if h >= 0 else None, "min_s": m if m > 0 else None}
+            for i, h, m in zip(listed.tolist(), handshake[listed].tolist(), low[listed].tolist(), strict=True)
+        ],
     }
     largest: dict[str, Any] | None = None
-    for c in conns:
-        for role in ROLES:
-            d = c.side(role)
-            if d.payload_bytes and (largest is None or d.payload_bytes > largest["bytes"]):
-                span = (d.last_data_time - d.first_data_time) if d.first_data_time and d.last_data_time else None
-                largest = {"bytes": d.payload_bytes, "connection": c.id, "sender": role, "seconds": span}
-    rows = [r for c in conns for sender in ROLES if (r := window_limit(c, sender)) is not None]
+    payload = _per_side(conns, "payload")
+    if len(payload) and payload.max() > 0:
+        k = int(np.argmax(payload))  # the first of the largest, in table order
+        [(c, role, d)] = _sides(conns, np.array([k]))
+        span = (d.last_data_time - d.first_data_time) if d.first_data_time and d.last_data_time else None
+        largest = {"bytes": d.payload_bytes, "connection": c.id, "sender": role, "seconds": span}
+    rows, _ = _window_limited(conns)
     window = None
     if rows:
         window = {
@@ -1024,7 +1084,8 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
             "transfers": len(rows),
             "flat": sum(1 for r in rows if r["flat"]),
         }
-    ports = sorted({c.server_port for c in conns if c.roles_known})
+    servers = np.where(conns.client == 0, conns.conn("b_port"), conns.conn("a_port"))[conns.roles_known]
+    ports = np.unique(servers).tolist()
     return {
         "rtt": rtt,
         "server_ports": ports[:MAX_DATA_ROWS],
@@ -1035,7 +1096,7 @@ def capture_facts(conns: Sequence[Connection]) -> dict[str, Any]:
     }
 
 
-def tcp_findings(index: int, conns: Sequence[Connection]) -> list[Finding]:
+def tcp_findings(index: int, conns: ConnectionTable) -> list[Finding]:
     """Every TCP finding the table supports, in checklist order."""
     out = []
     for finder in FINDERS:

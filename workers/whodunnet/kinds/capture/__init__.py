@@ -7,13 +7,23 @@ numbers are shown, its fuzz entry and seeds. Two captures of the same traffic ar
 """
 
 from pathlib import Path
+from typing import Any
 
-from whodunnet.capture import analyze_capture
 from whodunnet.kinds.capture.describe import describe
 from whodunnet.kinds.capture.findings import FIELDS, FINDINGS
 from whodunnet.kinds.capture.fuzz import fuzz_capture
 from whodunnet.kinds.capture.sniff import FORMATS, sniff_capture
 from whodunnet.kinds.spec import Kind
+from whodunnet.model import EvidenceResult, Finding
+
+
+def analyze_capture(*args: Any, **kwargs: Any) -> tuple[EvidenceResult, list[Finding]]:
+    """The capture engine's ``analyze_capture``, imported when a capture is analysed: the registry is read by
+    processes that never analyse (the console's web process), and the engine brings numpy (~15 MiB each)."""
+    from whodunnet.capture import analyze_capture
+
+    return analyze_capture(*args, **kwargs)
+
 
 KIND = Kind(
     name="capture",
