@@ -47,7 +47,9 @@ describe('FindingChart', () => {
     });
     renderWithProviders(<FindingChart finding={finding} />);
     const chart = await screen.findByRole('img', { name: /Counter changes over 3 intervals: TcpRetransSegs 6, 84, 3/ });
-    expect(chart.querySelector('canvas')).not.toBeNull();
+    await waitFor(() => {
+      expect(chart.querySelector('canvas')).not.toBeNull();
+    });
     const table = screen.getByRole('table', { name: 'Per interval' });
     const rows = within(table)
       .getAllByRole('row')
@@ -77,6 +79,10 @@ describe('FindingChart', () => {
     });
     renderWithProviders(<FindingChart finding={finding} />);
     await screen.findByRole('img', { name: /Delivery rate over 3 snapshots for 198.51.100.0\/24, 203.0.113.0\/24/ });
+    // The chart is made in an effect after the figure renders.
+    await waitFor(() => {
+      expect(plots).toHaveLength(1);
+    });
     const first = plots.at(-1);
     expect(first?.opts.series.map((s) => s.label)).toEqual([
       'Time',
