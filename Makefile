@@ -12,11 +12,13 @@ TEST_ENV := DJANGO_SECRET_KEY=test-only-not-secret
 # Everything, for the tests: the console's runtime plus the test toolchain (pytest, mypy, hypothesis, atheris,
 # linters; the frontend's test and lint packages; Playwright for the browser tests).
 install: $(VENV)/.installed frontend/node_modules/.installed e2e/node_modules/.installed install-console
+	@$(PY) -m whodunnet.capture.warm  # numba's compile happens here, not in a test's first analysis
 
 # Only what the console needs to run (`make dev`): the runtime requirements and the packages that build the
 # frontend (its `dependencies`: the build tools are there too). No type checks on this path: `make typecheck`.
+# The capture kernel's numba compile (about 40 s) is not on this path either: the analysis worker compiles it when
+# it starts, before it takes a task, while the console already answers (config/celery.py; decision 0020).
 install-console: $(VENV)/.runtime frontend/node_modules/.build frontend/dist/index.html
-	@$(PY) -m whodunnet.capture.warm  # numba's compile happens here, not in a user's first analysis
 
 $(VENV)/.runtime: backend/requirements.txt workers/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'

@@ -21,3 +21,9 @@ def read_evidence(*, evidence: Evidence, **_: Any) -> None:
 @receiver(signals.provenance_changed, dispatch_uid="analysis.correlate_again")
 def correlate_again(*, evidence: Evidence, **_: Any) -> None:
     services.queue_correlation(incident_id=evidence.incident_id)
+
+
+@receiver(signals.use_changed, dispatch_uid="analysis.correlate_without")
+def correlate_without(*, evidence: Evidence, **_: Any) -> None:
+    # The findings across evidence are drawn from the files in use only (``selectors.latest_runs``).
+    services.queue_correlation(incident_id=evidence.incident_id)

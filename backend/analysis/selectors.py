@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from analysis import provenance
@@ -29,10 +29,15 @@ def get_card(*, incident: Incident, evidence_id: int) -> Evidence:
     return evidence
 
 
+#: The evidence whose findings count: not excluded from the analysis by a person, not deleted.
+IN_USE = Q(evidence__excluded=False, evidence__deleted_at__isnull=True)
+
+
 def latest_runs(*, incident_id: int) -> list[AnalysisRun]:
-    """Each evidence's latest finished run, in upload order (what the findings across evidence are drawn from)."""
+    """Each evidence's latest finished run, in upload order (what the findings across evidence are drawn from);
+    files excluded from the analysis or deleted are left out."""
     finished = (
-        AnalysisRun.objects.filter(evidence__incident_id=incident_id, status=RunStatus.DONE)
+        AnalysisRun.objects.filter(IN_USE, evidence__incident_id=incident_id, status=RunStatus.DONE)
         .select_related("evidence")
         .order_by("evidence_id", "-id")
     )
@@ -42,11 +47,20 @@ def latest_runs(*, incident_id: int) -> list[AnalysisRun]:
     return [latest[key] for key in sorted(latest)]
 
 
-def engine_view(*, incident: Incident) -> tuple[list[EvidenceResult], list[EngineFinding], list[Finding]]:
+def findings_of(*, incident: Incident) -> QuerySet[Finding]:
+    """The incident's findings that count: each file's own (while the file is in use) and those across evidence
+    (drawn from the files in use only), in the order they were made."""
+    return incident.findings.filter(IN_USE | Q(evidence__isnull=True)).order_by("id")
+
+
+def engine_view(
+    *, incident: Incident, rows: list[Finding] | None = None
+) -> tuple[list[EvidenceResult], list[EngineFinding], list[Finding]]:
     """The incident as the engine's rules read it (``whodunnet.verdicts``): each evidence with its summary and
     provenance (as the last correlation gave it to the engine, else a person's values over the file's own), and
     every finding with its refs naming evidence by index in that list. The third list is the rows, in the same
-    order as the engine's findings."""
+    order as the engine's findings. ``rows``: the incident's findings (``findings_of``) when the caller has read them
+    already (the checklist does), so that they are not read twice."""
     runs = latest_runs(incident_id=incident.pk)
     try:
         across = incident.correlation.provenance
@@ -68,7 +82,7 @@ def engine_view(*, incident: Incident) -> tuple[list[EvidenceResult], list[Engin
         for run in runs
     ]
     index = {run.evidence_id: i for i, run in enumerate(runs)}
-    rows = list(incident.findings.order_by("id"))
+    rows = list(findings_of(incident=incident)) if rows is None else rows
     findings = [engine_finding(row, index) for row in rows]
     return evidence, findings, rows
 

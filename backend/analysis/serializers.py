@@ -189,6 +189,14 @@ def latest_run(evidence: Evidence) -> AnalysisRun | None:
     return max(runs, key=lambda run: run.pk) if runs else None
 
 
+def _done_summary(evidence: Evidence) -> dict[str, Any] | None:
+    """The summary of the file's latest finished run (what it says, whatever a newer run is doing); a failed run's
+    is what it read before the error (its card says it failed)."""
+    done = [run for run in evidence.runs.all() if run.status in (RunStatus.DONE, RunStatus.FAILED)]
+    summary = max(done, key=lambda run: run.pk).summary if done else None
+    return summary if isinstance(summary, dict) else None
+
+
 class SnapshotPairingSerializer(serializers.Serializer[Any]):
     """How a counter snapshot is diffed: with which other snapshot, over what interval."""
 
@@ -259,6 +267,15 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
         '{"bbr": {"min_bytes": 100000, ...}} for socket statistics, {"link_limits_bps": {"eth0": 1e10}} for counters.'
     )
     pairing = serializers.SerializerMethodField(help_text="For snapshots: how this one is diffed with another.")
+    meaning = serializers.SerializerMethodField(
+        help_text='What the file shows, in one line ("kernel 6.5.13 → 6.6.10", "nstat: +84 retransmitted segments of '
+        '1,596 sent": for a snapshot diffed with another, what changed between the two); null until it is read.'
+    )
+    excluded = serializers.BooleanField(
+        read_only=True,
+        help_text="A person left the file out of the analysis: its findings are not in the checklist, the findings "
+        "across evidence or the postmortem.",
+    )
 
     class Meta:
         model = Evidence
@@ -275,6 +292,8 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             "summary",
             "settings",
             "pairing",
+            "meaning",
+            "excluded",
         ]
 
     @extend_schema_field(AnalysisRunSerializer(allow_null=True))
@@ -302,6 +321,30 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
             return None
         found = next((p for p in pairs if p["evidence"] == evidence.pk), None)
         return dict(SnapshotPairingSerializer(found).data) if found else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_meaning(self, evidence: Evidence) -> str | None:
+        kind = registry.kind(evidence.kind)
+        summary = _done_summary(evidence)
+        if kind is None or summary is None:
+            return None
+        pair = self.get_pairing(evidence)
+        if pair and pair["other"] is not None and pair["role"] in ("before", "after"):
+            other = self._summary_of(evidence, pair["other"])
+            if other is not None:
+                # Both cards of a pair say what changed from the earlier to the later.
+                earlier, later = (summary, other) if pair["role"] == "before" else (other, summary)
+                return kind.describe(later, earlier)
+        return kind.describe(summary, None)
+
+    def _summary_of(self, evidence: Evidence, other_id: int) -> dict[str, Any] | None:
+        """The other snapshot's summary: from the cards listed with this one (the list view passes them all),
+        else read."""
+        cards: dict[int, Evidence] | None = self.context.get("cards")
+        other = cards.get(other_id) if cards is not None else None
+        if other is None:
+            other = evidence.incident.evidence.filter(pk=other_id).prefetch_related("runs").first()
+        return _done_summary(other) if other is not None else None
 
     @extend_schema_field(serializers.DictField(child=serializers.DictField(child=serializers.FloatField())))
     def get_settings(self, evidence: Evidence) -> dict[str, Any]:

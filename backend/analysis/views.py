@@ -37,8 +37,8 @@ from evidence import blobs, uploads
 from evidence import services as evidence_services
 from evidence.http import RawBodyParser, idle_timeout, refusal, request_body
 from evidence.models import Evidence
-from evidence.selectors import get_evidence
-from evidence.serializers import EvidenceUpdateSerializer, UploadErrorSerializer
+from evidence.selectors import deleted_evidence_of, get_deleted_evidence, get_evidence
+from evidence.serializers import DeletedEvidenceSerializer, EvidenceUpdateSerializer, UploadErrorSerializer
 from evidence.storage import UploadRefused
 from incidents.selectors import get_incident
 from whodunnet import registry
@@ -56,7 +56,9 @@ class EvidenceListView(APIView):
     @extend_schema(responses={200: EvidenceSerializer(many=True)})
     def get(self, request: Request, incident_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(EvidenceSerializer(selectors.cards_of(incident=incident), many=True).data)
+        cards = list(selectors.cards_of(incident=incident))
+        context = {"cards": {card.pk: card for card in cards}}
+        return Response(EvidenceSerializer(cards, many=True, context=context).data)
 
 
 class EvidenceUploadView(APIView):
@@ -138,6 +140,8 @@ class EvidenceDetailView(APIView):
         form = EvidenceUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         evidence_services.set_provenance(user=user, evidence=evidence, changes=form.validated_data)
+        if "excluded" in form.validated_data:
+            evidence_services.set_excluded(user=user, evidence=evidence, excluded=form.validated_data["excluded"])
         if "kind" in form.validated_data:
             evidence_services.reanalyse(user=user, evidence=evidence, kind=form.validated_data["kind"])
         for name, group in registry.settings_groups().items():
@@ -145,6 +149,34 @@ class EvidenceDetailView(APIView):
                 evidence_services.change_settings(
                     user=user, evidence=evidence, group=group, change=form.validated_data[name]
                 )
+        return Response(EvidenceSerializer(selectors.get_card(incident=incident, evidence_id=evidence_id)).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        """Delete the file from the incident (anyone in the team): it goes at once, with its findings, and can be
+        restored until WHODUNNET_EVIDENCE_DELETE_GRACE_SECONDS later, when its bytes are removed for good."""
+        user = current_user(request)
+        incident = get_incident(user=user, incident_id=incident_id)
+        evidence_services.delete_evidence(user=user, evidence=get_evidence(incident=incident, evidence_id=evidence_id))
+        return Response(status=204)
+
+
+class DeletedEvidenceListView(APIView):
+    @extend_schema(responses={200: DeletedEvidenceSerializer(many=True)})
+    def get(self, request: Request, incident_id: int) -> Response:
+        """The incident's deleted files that can still be restored, the latest deleted first."""
+        incident = get_incident(user=current_user(request), incident_id=incident_id)
+        return Response(DeletedEvidenceSerializer(deleted_evidence_of(incident=incident), many=True).data)
+
+
+class EvidenceRestoreView(APIView):
+    @extend_schema(request=None, responses={200: EvidenceSerializer})
+    def post(self, request: Request, incident_id: int, evidence_id: int) -> Response:
+        """Bring back a deleted file (its findings and card return as they were)."""
+        user = current_user(request)
+        incident = get_incident(user=user, incident_id=incident_id)
+        evidence = get_deleted_evidence(incident=incident, evidence_id=evidence_id)
+        evidence_services.restore_evidence(user=user, evidence=evidence)
         return Response(EvidenceSerializer(selectors.get_card(incident=incident, evidence_id=evidence_id)).data)
 
 
@@ -356,4 +388,4 @@ class FindingListView(APIView):
     @extend_schema(responses={200: FindingSerializer(many=True)})
     def get(self, request: Request, incident_id: int) -> Response:
         incident = get_incident(user=current_user(request), incident_id=incident_id)
-        return Response(FindingSerializer(incident.findings.order_by("id"), many=True).data)
+        return Response(FindingSerializer(selectors.findings_of(incident=incident), many=True).data)

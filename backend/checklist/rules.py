@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from analysis.models import Finding
 from analysis.selectors import engine_view
 from incidents.models import Incident
 from whodunnet import verdicts
@@ -34,9 +35,10 @@ class StepAdvice:
     needs: tuple[str, ...]
 
 
-def advise(*, incident: Incident) -> dict[str, StepAdvice]:
-    """Each step's suggestion and needs, by layer, from the incident's evidence and findings."""
-    evidence, findings, rows = engine_view(incident=incident)
+def advise(*, incident: Incident, rows: list[Finding] | None = None) -> dict[str, StepAdvice]:
+    """Each step's suggestion and needs, by layer, from the incident's evidence and findings (``rows``: the
+    incident's findings in use, when the caller has them)."""
+    evidence, findings, rows = engine_view(incident=incident, rows=rows)
     suggestions = verdicts.checklist(evidence, findings)
     missing = verdicts.settle(evidence, findings)
     out: dict[str, StepAdvice] = {}

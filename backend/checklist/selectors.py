@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.http import Http404
 
 from analysis.models import Finding
+from analysis.selectors import findings_of
 from checklist.rules import Suggestion, advise
 from incidents.models import ChecklistStep, Incident, Layer
 
@@ -37,11 +38,11 @@ def checklist(*, incident: Incident) -> list[StepView]:
     """The four steps in order, each with its layer's findings, a suggested verdict and what would settle it
     (``checklist.rules``, over the engine's ``whodunnet.verdicts``)."""
     steps = {step.layer: step for step in incident.steps.select_related("updated_by")}
-    everything = list(incident.findings.order_by("id"))
+    everything = list(findings_of(incident=incident))
     by_layer: dict[str, list[Finding]] = {layer: [] for layer in Layer.values}
     for finding in everything:
         by_layer[finding.layer].append(finding)
-    advice = advise(incident=incident)
+    advice = advise(incident=incident, rows=everything)
     return [
         StepView(
             step=steps[layer],

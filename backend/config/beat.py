@@ -45,4 +45,11 @@ def beat_schedule(
             "task": "evidence.reap_uploads",
             "schedule": reap_uploads_seconds,
         },
+        # A deleted evidence file stays restorable for WHODUNNET_EVIDENCE_DELETE_GRACE_SECONDS; past that its bytes
+        # would sit in storage (and count against the team's quota) with nothing showing them: remove them and its
+        # rows. As often as the upload sweep: both are a few queries when there is nothing to do.
+        "purge-deleted-evidence": {
+            "task": "evidence.purge_deleted",
+            "schedule": reap_uploads_seconds,
+        },
     }

@@ -190,6 +190,8 @@ UPLOAD_PART_BYTES = env_size("WHODUNNET_UPLOAD_PART_BYTES", 8 * 1024**2, minimum
 # An unfinished upload (resumable, or a one-shot body whose web worker died) idle this long is reaped by beat.
 UPLOAD_STALE_SECONDS = env_float("WHODUNNET_UPLOAD_STALE_SECONDS", 24 * 3600.0, minimum=60.0)
 UPLOAD_REAP_SECONDS = env_float("WHODUNNET_UPLOAD_REAP_SECONDS", 600.0, minimum=1.0)
+# A deleted evidence file can be restored for this long; then the same sweep removes its bytes and its analyses.
+EVIDENCE_DELETE_GRACE_SECONDS = env_float("WHODUNNET_EVIDENCE_DELETE_GRACE_SECONDS", 24 * 3600.0, minimum=0.0)
 # A body that sends nothing for this long is taken as cut off (a silently dropped connection would otherwise
 # hold its upload, and a web thread, until TCP gives up hours later).
 UPLOAD_IDLE_SECONDS = env_float("WHODUNNET_UPLOAD_IDLE_SECONDS", 60.0, minimum=1.0)

@@ -54,6 +54,8 @@ urlpatterns = [
         evidence.UploadDetailView.as_view(),
     ),
     path(incident + "evidence/<int:evidence_id>/", analysis.EvidenceDetailView.as_view()),
+    path(incident + "evidence/deleted/", analysis.DeletedEvidenceListView.as_view()),
+    path(incident + "evidence/<int:evidence_id>/restore/", analysis.EvidenceRestoreView.as_view()),
     path("api/evidence-kinds/", evidence.EvidenceKindListView.as_view()),
     path(incident + "evidence/<int:evidence_id>/download/", evidence.EvidenceDownloadView.as_view()),
     path(incident + "evidence/<int:evidence_id>/lines/", evidence.EvidenceLinesView.as_view()),

@@ -44,9 +44,22 @@ class Evidence(models.Model):
     # Analysis settings a person changed for this file (whodunnet.tuning.Tuning as JSON, e.g.
     # {"bbr": {"bottom_share": 0.1}}); empty means the engine's defaults.
     tuning = models.JSONField(default=dict, blank=True)
+    # A person took the file out of the analysis (another service's traffic, the wrong host): its card stays, but
+    # its findings are left out of the checklist, the findings across evidence and the postmortem until it is
+    # put back.
+    excluded = models.BooleanField(default=False)
+    # Deleted by a person: gone from the incident at once, restorable until its bytes are removed from storage
+    # (and the row with its analyses) WHODUNNET_EVIDENCE_DELETE_GRACE_SECONDS later (``services.purge_deleted``).
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["id"]
+        indexes = [
+            models.Index(fields=["deleted_at"], condition=models.Q(deleted_at__isnull=False), name="evidence_deleted")
+        ]
 
     @property
     def path(self) -> Path:

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evidence.models import Role
+from evidence.models import Evidence, Role
+from evidence.services import purge_time
 from whodunnet import registry
 from whodunnet.engine import EVIDENCE_KINDS
 from whodunnet.kinds.settings import SettingsGroup
@@ -40,7 +42,8 @@ def _settings_field(group: SettingsGroup) -> serializers.Field[Any, Any, Any, An
 
 
 class _EvidenceUpdate(serializers.Serializer[Any]):
-    """Correct the kind, say where the file comes from (host, role, taken at), or change a settings group."""
+    """Correct the kind, say where the file comes from (host, role, taken at), exclude it from the analysis or
+    include it again, or change a settings group."""
 
     kind = serializers.CharField(
         required=False,
@@ -65,6 +68,11 @@ class _EvidenceUpdate(serializers.Serializer[Any]):
         allow_null=True,
         help_text="When this snapshot was taken: orders a host's snapshots and sets the interval of rates; "
         "null: as read from the file.",
+    )
+    excluded = serializers.BooleanField(
+        required=False,
+        help_text="true: leave the file's findings out of the checklist, the findings across evidence and the "
+        "postmortem (its card stays); false: use them again.",
     )
 
     def validate_host(self, value: str | None) -> str | None:
@@ -199,3 +207,23 @@ class EvidenceKindCatalogueSerializer(serializers.Serializer[Any]):
 
     kinds = EvidenceKindInfoSerializer(many=True, help_text="The evidence kinds, in the order they are detected.")
     findings = FindingSpecSerializer(many=True, help_text="How each finding kind's numbers are shown.")
+
+
+class DeletedEvidenceSerializer(serializers.Serializer[Any]):
+    """A deleted file that can still be restored."""
+
+    id = serializers.IntegerField(help_text="Evidence id (restore it with POST …/evidence/<id>/restore/).")
+    filename = serializers.CharField(help_text="The uploader's file name (display only).")
+    size = serializers.IntegerField(help_text="Bytes stored until it is purged.")
+    kind = serializers.CharField(help_text="Evidence kind.")
+    deleted_at = serializers.DateTimeField(help_text="When it was deleted.")
+    deleted_by = serializers.CharField(
+        source="deleted_by.username", allow_null=True, default=None, help_text="Who deleted it."
+    )
+    purge_at = serializers.SerializerMethodField(
+        help_text="When its bytes and analyses are removed for good (it can be restored until then)."
+    )
+
+    @extend_schema_field(serializers.DateTimeField())
+    def get_purge_at(self, evidence: Evidence) -> str:
+        return purge_time(evidence).isoformat()

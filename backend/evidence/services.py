@@ -1,4 +1,5 @@
-"""Writes for evidence: what a person changes about how a file is read (uploads are ``evidence.uploads``).
+"""Writes for evidence: what a person changes about how a file is read, and taking a file out of the incident
+(excluded from the analysis, deleted, restored, purged after the grace period). Uploads are ``evidence.uploads``.
 
 Each write says what happened through ``evidence.signals`` (the analysis app, a layer above, queues the run).
 """
@@ -9,11 +10,14 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
 
-from evidence import signals
-from evidence.models import Evidence
+from evidence import blobs, signals
+from evidence.models import Evidence, Upload
 from incidents.models import EventKind
 from incidents.services import record_event
 from whodunnet.kinds.settings import SettingsGroup
@@ -38,14 +42,26 @@ def _analyse_again(*, user: User, evidence: Evidence, said: str, data: dict[str,
     The file is read as ``evidence.kind`` when a person chose it over the detected kind.
     Call inside the transaction that made the change.
     """
+    _say(
+        user=user,
+        evidence=evidence,
+        event=EventKind.INCIDENT_UPDATED,
+        said=f"{said}; analysing it again",
+        data=data,
+        signal=signals.needs_reading,
+    )
+
+
+def _say(*, user: User, evidence: Evidence, event: EventKind, said: str, data: dict[str, Any], signal: Signal) -> None:
+    """The timeline line for what a person changed about a file, and the signal that has the layers above act."""
     record_event(
         incident=evidence.incident,
-        kind=EventKind.INCIDENT_UPDATED,
+        kind=event,
         actor=user,
-        summary=f"{evidence.filename}: {said}; analysing it again",
+        summary=f"{evidence.filename}: {said}",
         data={"evidence": evidence.pk, **data},
     )
-    signals.send(signals.needs_reading, evidence=evidence)
+    signals.send(signal, evidence=evidence)
 
 
 def change_settings(*, user: User, evidence: Evidence, group: SettingsGroup, change: Any) -> Evidence:
@@ -117,3 +133,85 @@ def set_provenance(*, user: User, evidence: Evidence, changes: dict[str, Any]) -
         )
         signals.send(signals.provenance_changed, evidence=evidence)
     return evidence
+
+
+class StateError(Exception):
+    """The change does not apply to the file as it is now (restoring a file that was not deleted)."""
+
+
+def set_excluded(*, user: User, evidence: Evidence, excluded: bool) -> Evidence:
+    """Take a file out of the analysis, or put it back: its card stays, its findings count only while included."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        if evidence.excluded == excluded:
+            return evidence
+        evidence.excluded = excluded
+        evidence.save(update_fields=["excluded"])
+        said = "excluded from the analysis" if excluded else "included in the analysis again"
+        _say_use_changed(user=user, evidence=evidence, said=said, data={"excluded": excluded})
+    return evidence
+
+
+def delete_evidence(*, user: User, evidence: Evidence) -> Evidence:
+    """Delete a file from the incident: it goes at once, and can be restored until ``purge_deleted`` removes it."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        if evidence.deleted_at is not None:
+            return evidence
+        evidence.deleted_at = timezone.now()
+        evidence.deleted_by = user
+        evidence.save(update_fields=["deleted_at", "deleted_by"])
+        _say_use_changed(
+            user=user,
+            evidence=evidence,
+            said=f"deleted (it can be restored until {purge_time(evidence):%Y-%m-%d %H:%M} UTC)",
+            data={"deleted": True},
+        )
+    return evidence
+
+
+def restore_evidence(*, user: User, evidence: Evidence) -> Evidence:
+    """Bring back a deleted file that is still within its grace period, as it was (excluded or not)."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().get(pk=evidence.pk)
+        if evidence.deleted_at is None:
+            raise StateError(f"{evidence.filename} is not deleted.")
+        evidence.deleted_at = None
+        evidence.deleted_by = None
+        evidence.save(update_fields=["deleted_at", "deleted_by"])
+        _say_use_changed(user=user, evidence=evidence, said="restored", data={"deleted": False})
+    return evidence
+
+
+def purge_time(evidence: Evidence) -> dt.datetime:
+    """When a deleted file's bytes and analyses go for good."""
+    assert evidence.deleted_at is not None
+    return evidence.deleted_at + dt.timedelta(seconds=settings.EVIDENCE_DELETE_GRACE_SECONDS)
+
+
+def purge_deleted(*, now: dt.datetime | None = None) -> int:
+    """Remove files deleted longer than the grace period ago: their bytes from storage, then their rows (with
+    their analyses, findings and connection tables). The timeline keeps saying they were there. How many went."""
+    now = now or timezone.now()
+    due = now - dt.timedelta(seconds=settings.EVIDENCE_DELETE_GRACE_SECONDS)
+    store = blobs.store()
+    purged = 0
+    for pk in Evidence.objects.filter(deleted_at__lt=due).values_list("pk", flat=True):
+        with transaction.atomic():
+            evidence = Evidence.objects.select_for_update(skip_locked=True).filter(pk=pk, deleted_at__lt=due).first()
+            if evidence is None:  # restored meanwhile, or another sweep has it
+                continue
+            # The bytes go first: a failure leaves the row (and the next sweep tries again), never bytes without one.
+            store.delete(evidence.storage_name)
+            # Its finished upload's row would otherwise count the file's length against the quota once unlinked.
+            Upload.objects.filter(evidence=evidence).delete()
+            evidence.delete()
+            purged += 1
+    return purged
+
+
+def _say_use_changed(*, user: User, evidence: Evidence, said: str, data: dict[str, Any]) -> None:
+    """The timeline line for a file taken out of (or put back into) the analysis, and the recomputation."""
+    _say(
+        user=user, evidence=evidence, event=EventKind.EVIDENCE_CHANGED, said=said, data=data, signal=signals.use_changed
+    )

@@ -21,6 +21,10 @@ needs_reading = Signal()
 # every finding across evidence, may change. Sent with ``evidence``.
 provenance_changed = Signal()
 
+# A file was taken out of the analysis or put back (excluded / included, deleted / restored): every finding across
+# the incident's evidence may change. Sent with ``evidence``.
+use_changed = Signal()
+
 
 def send(signal: Signal, **kwargs: Any) -> None:
     """Send ``signal`` to its receivers; an error when nothing receives it (the analysis app is not loaded)."""

@@ -89,6 +89,7 @@ class EventKind(models.TextChoices):
     INCIDENT_OPENED = "incident_opened", "Incident opened"
     INCIDENT_UPDATED = "incident_updated", "Incident updated"
     EVIDENCE_UPLOADED = "evidence_uploaded", "Evidence uploaded"
+    EVIDENCE_CHANGED = "evidence_changed", "Evidence excluded, included, deleted or restored"
     ANALYSIS_STARTED = "analysis_started", "Analysis started"
     ANALYSIS_FINISHED = "analysis_finished", "Analysis finished"
     ANALYSIS_FAILED = "analysis_failed", "Analysis failed"

@@ -8,7 +8,9 @@ import datetime as dt
 from dataclasses import dataclass
 
 from analysis.models import Finding, FindingSeverity
+from analysis.selectors import findings_of
 from checklist.selectors import StepView, checklist
+from evidence.selectors import evidence_of
 from incidents.models import EventKind, Incident, Layer, Status, TimelineEvent
 from incidents.selectors import pinned_events
 from whodunnet.fixes import Fix, collect
@@ -19,7 +21,7 @@ SEVERITY_ORDER = [FindingSeverity.HIGH, FindingSeverity.MEDIUM, FindingSeverity.
 @dataclass(frozen=True)
 class KeyFinding:
     finding: Finding
-    source: str  # "client.pcap (host client-1)", or "several files" for a finding across files
+    source: str  # "client.pcap (host client-1)"; for a finding across files, every file its references name
 
 
 @dataclass(frozen=True)
@@ -44,17 +46,19 @@ def _impact_end(incident: Incident) -> dt.datetime | None:
     return None
 
 
-def _source(finding: Finding) -> str:
+def _source(finding: Finding, names: dict[int, str]) -> str:
+    """The file a finding comes from, or every file a finding across evidence refers to, in order."""
     evidence = finding.evidence
     if evidence is None:
-        return "several files"
+        files = dict.fromkeys(names[r["evidence"]] for r in finding.refs if r.get("evidence") in names)
+        return ", ".join(files) or "several files"
     return f"{evidence.filename} (host {evidence.host})" if evidence.host else evidence.filename
 
 
 def postmortem(*, incident: Incident, now: dt.datetime) -> Postmortem:
     """The postmortem of an incident the caller may already see (``incidents.selectors.get_incident``)."""
     steps = checklist(incident=incident)
-    findings = list(incident.findings.select_related("evidence").order_by("id"))
+    findings = list(findings_of(incident=incident).select_related("evidence"))
     by_id = {f.pk: f for f in findings}
     cited = {pk: by_id[pk] for step in steps if step.suggestion for pk in step.suggestion.findings if pk in by_id}
     layers = list(Layer.values)
@@ -67,8 +71,9 @@ def postmortem(*, incident: Incident, now: dt.datetime) -> Postmortem:
     by_title: dict[str, list[Finding]] = {}
     for f in key:
         by_title.setdefault(f.title, []).append(f)
+    names = dict(evidence_of(incident=incident).values_list("pk", "filename"))
     key_findings = [
-        KeyFinding(finding=same[0], source=", ".join(dict.fromkeys(_source(f) for f in same)))
+        KeyFinding(finding=same[0], source=", ".join(dict.fromkeys(_source(f, names) for f in same)))
         for same in by_title.values()
     ]
     return Postmortem(

@@ -53,6 +53,9 @@ def endpoints(incident: Any, evidence: Any) -> list[tuple[str, str, dict[str, An
         ("patch", base + f"evidence/{evidence.pk}/", {"taken_at": "2026-11-20T10:00:00Z"}),
         ("patch", base + f"evidence/{evidence.pk}/", {"host": "client-1", "role": "client"}),
         ("patch", base + f"evidence/{evidence.pk}/", {"host": None, "role": None, "taken_at": None}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"excluded": True}),
+        ("patch", base + f"evidence/{evidence.pk}/", {"excluded": False}),
+        ("get", base + "evidence/deleted/", None),
     ]
 
 
@@ -81,11 +84,30 @@ def test_it_answers_not_found_to_an_outsider_on_every_incident_endpoint(
     assert upload.status_code == 404
     incident.refresh_from_db()
     evidence.refresh_from_db()
-    assert (evidence.host, evidence.role, evidence.taken_at) == (None, None, None)
+    assert (evidence.host, evidence.role, evidence.taken_at, evidence.excluded) == (None, None, None, False)
     assert incident.status == "open"
     assert not incident.events.filter(kind="note").exists()
     assert not incident.events.filter(pinned=True).exists()
     assert incident.evidence.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("who", "allowed"), [("owner", True), ("teammate", True), ("outsider", False), (None, False)])
+def test_only_the_team_deletes_and_restores_evidence(
+    who: str | None, allowed: bool, request: Any, incident: Any, evidence: Any
+) -> None:
+    client = client_for(request.getfixturevalue(who) if who else None)
+    url = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/"
+    refused = 404 if who else 403
+    assert client.delete(url).status_code == (204 if allowed else refused)
+    evidence.refresh_from_db()
+    assert (evidence.deleted_at is not None) == allowed
+    if not allowed:  # the team deletes it, so that the outsider's restore has something to be refused
+        client_for(request.getfixturevalue("owner")).delete(url)
+    restored = client.post(url + "restore/")
+    assert restored.status_code == (200 if allowed else refused)
+    evidence.refresh_from_db()
+    assert (evidence.deleted_at is None) == allowed
 
 
 @pytest.mark.django_db

@@ -51,6 +51,9 @@ def test_it_exports_the_investigation_as_markdown(owner: User, investigated: Any
     # A key finding with its numbers and its source file.
     assert "SO_RCVBUF set to 65,536" in text
     assert "from client.strace" in text
+    # A key finding drawn across files names them (never "several files").
+    assert "Kernel · from before.txt, after.txt" in text or "Kernel · from after.txt, before.txt" in text
+    assert "several files" not in text
     # The pinned note and not the other one.
     assert "Rolled back to 6.5.13 at 10:40" in text and "coffee break" not in text
     # Fixes from the findings: the kernel's series gets its backports, the client its setting.

@@ -2,12 +2,10 @@
 // The repository is real git, built here on disk; the console's Celery worker runs on this machine,
 // so a local path is a repository it can clone.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { launch, screenshot, signIn, USERS } from './browser.mjs';
+import { plantedRegression } from './git-repo.mjs';
 
 const COMMITS = 64;
 const REGRESSION = 40;
@@ -17,26 +15,17 @@ let repo;
 
 /** 64 commits; commit 40 changes value.txt from 1 to 2 and is the only one that touches it after commit 1. */
 function buildRepository() {
-  const dir = mkdtempSync(join(tmpdir(), 'whodunnet-bisect-e2e-'));
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: 'Ann Dev',
-    GIT_AUTHOR_EMAIL: 'ann@example.org',
-    GIT_COMMITTER_NAME: 'Ann Dev',
-    GIT_COMMITTER_EMAIL: 'ann@example.org',
-  };
-  const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  for (let i = 1; i <= COMMITS; i += 1) {
-    if (i === 1) writeFileSync(join(dir, 'value.txt'), '1\n');
-    if (i === REGRESSION) writeFileSync(join(dir, 'value.txt'), '2\n');
-    writeFileSync(join(dir, 'history.txt'), `commit ${i}\n`, { flag: 'a' });
-    git('add', '-A');
-    git('commit', '-q', '-m', i === REGRESSION ? REGRESSION_TITLE : `Routine change ${i}`);
-    if (i === 1) git('tag', 'good-start');
-  }
-  git('tag', 'bad-end');
-  return dir;
+  return plantedRegression({
+    commits: COMMITS,
+    regression: REGRESSION,
+    title: REGRESSION_TITLE,
+    file: 'value.txt',
+    good: '1',
+    bad: '2',
+    routine: 'Routine change',
+    goodTag: 'good-start',
+    badTag: 'bad-end',
+  });
 }
 
 before(async () => {

@@ -1,4 +1,5 @@
 // Shared set-up: Debian's Chromium driven by playwright-core (no browser download).
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -41,6 +42,8 @@ export async function signIn(browser, user) {
 }
 
 export async function screenshot(page, name) {
+  // From the top: a sticky panel (the timeline) is drawn where the page was last scrolled to.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
@@ -54,4 +57,25 @@ export async function openUntil(region, wanted, timeout = 60_000) {
     await region.page().waitForTimeout(500);
   }
   await wanted.first().waitFor({ timeout: 1 });
+}
+
+/** Click a link that downloads a file and return the file's text. */
+export async function downloadText(page, link) {
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The postmortem's printable page, opened from the incident page: it runs nothing (no script, a CSP that says so). */
+export async function openPrintable(page) {
+  const [printable] = await Promise.all([
+    page.waitForEvent('popup'),
+    page.getByRole('link', { name: 'Printable page' }).click(),
+  ]);
+  await printable.getByRole('heading', { name: 'Fixes' }).waitFor();
+  const headers = (await page.request.get(printable.url())).headers();
+  assert.match(headers['content-security-policy'], /script-src 'none'/);
+  assert.equal(await printable.locator('script').count(), 0);
+  return printable;
 }

@@ -99,6 +99,7 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
 
   // Correct (here: confirm) the capture's kind: the card runs the analysis again and lands on Done.
   const captureCard = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'loopback-scenarios.pcap' }) });
+  await captureCard.getByText('Details', { exact: true }).click(); // the kind is among the card's details
   await captureCard.getByLabel('Evidence kind').selectOption('capture');
   await captureCard.getByRole('button', { name: 'Analyse again' }).click();
   await captureCard.getByText(/Queued|Running|Waiting for a worker/).first().waitFor({ timeout: 10_000 }).catch(() => {});

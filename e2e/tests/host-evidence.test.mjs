@@ -80,6 +80,7 @@ test('snapshots re-paired by time, and a BBR setting changed on the card', async
   const ss = await upload(page, 'ss-tinmoe-timeseries.txt');
   const bbr = network.getByRole('listitem').filter({ hasText: 'consistently in the bottom 20% by delivery rate' });
   await openUntil(network, bbr.getByText(/Intervals\s*8/), 30_000);
+  await ss.getByText('Details', { exact: true }).click(); // a file's settings are among its card's details
   await ss.getByText('BBR-candidate settings').click();
   const minBytes = ss.getByLabel('Ignore flows under (bytes)');
   assert.equal(await minBytes.inputValue(), '100000');

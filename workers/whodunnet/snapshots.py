@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cmp_to_key
@@ -160,6 +160,8 @@ class Diff:
     interval_s: float | None
     host: str | None = None
     ordered_by: str = "time"
+    #: Every snapshot of the group, earliest first (``before`` … ``after``): the intervals between them.
+    members: tuple[int, ...] = ()
 
     @property
     def key(self) -> str:
@@ -197,11 +199,11 @@ def diffs(evidence: Sequence[EvidenceResult], kind: str) -> list[Diff]:
     for members, ordered_by in snapshot_groups(evidence, (kind,)):
         host = evidence[members[0]].provenance.host
         if len(members) == 1:
-            out.append(Diff(None, members[0], None, host, ordered_by))
+            out.append(Diff(None, members[0], None, host, ordered_by, tuple(members)))
             continue
         t0, t1 = (taken_at(evidence[i]) for i in (members[0], members[-1]))
         interval = t1 - t0 if t0 is not None and t1 is not None else None
-        out.append(Diff(members[0], members[-1], interval, host, ordered_by))
+        out.append(Diff(members[0], members[-1], interval, host, ordered_by, tuple(members)))
     return out
 
 
@@ -266,3 +268,38 @@ def diff_counts(before: dict[str, int], after: dict[str, int], resets: list[str]
                 d = v
             out[k] = d
     return out
+
+
+def per_interval(
+    evidence: Sequence[EvidenceResult], members: Sequence[int], values: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """How much each counter grew over each interval between consecutive snapshots of a group of three or more
+    (two snapshots are one interval: the finding's own numbers say it). ``values`` picks the counters out of a
+    summary. A counter that went down (a reset, a reboot) counts its new value, as ``diff_counts`` does.
+
+    ``{"start": [t or None], "end": [...], "from": [file], "to": [file], "series": {counter: [change, ...]}}``:
+    one entry per interval, earliest first; a counter is a series when it moved in some interval.
+    """
+    if len(members) < 3:
+        return None
+    series: dict[str, list[int]] = {}
+    names = [evidence[i].name for i in members]
+    for n, (a, b) in enumerate(pairwise(members)):
+        changes = diff_counts(
+            {k: int(v) for k, v in values(evidence[a].summary).items() if isinstance(v, (int, float))},
+            {k: int(v) for k, v in values(evidence[b].summary).items() if isinstance(v, (int, float))},
+            [],
+        )
+        for key, change in changes.items():
+            series.setdefault(key, [0] * (len(members) - 1))[n] = change
+    moved = {k: v for k, v in series.items() if any(v)}
+    if not moved:
+        return None
+    times = [taken_at(evidence[i]) for i in members]
+    return {
+        "start": times[:-1],
+        "end": times[1:],
+        "from": names[:-1],
+        "to": names[1:],
+        "series": moved,
+    }

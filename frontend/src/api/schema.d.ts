@@ -307,7 +307,11 @@ export interface paths {
         get: operations["incidents_evidence_retrieve"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * @description Delete the file from the incident (anyone in the team): it goes at once, with its findings, and can be
+         *     restored until WHODUNNET_EVIDENCE_DELETE_GRACE_SECONDS later, when its bytes are removed for good.
+         */
+        delete: operations["incidents_evidence_destroy"];
         options?: never;
         head?: never;
         /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
@@ -422,6 +426,40 @@ export interface paths {
         };
         /** @description Lines of a text evidence file, as JSON, for finding cards that point at lines. */
         get: operations["incidents_evidence_lines_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/{evidence_id}/restore/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Bring back a deleted file (its findings and card return as they were). */
+        post: operations["incidents_evidence_restore_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/evidence/deleted/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The incident's deleted files that can still be restored, the latest deleted first. */
+        get: operations["incidents_evidence_deleted_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1219,6 +1257,29 @@ export interface components {
             /** @description This page of them. */
             results: components["schemas"]["Connection"][];
         };
+        /** @description A deleted file that can still be restored. */
+        DeletedEvidence: {
+            /** @description Evidence id (restore it with POST …/evidence/<id>/restore/). */
+            id: number;
+            /** @description The uploader's file name (display only). */
+            filename: string;
+            /** @description Bytes stored until it is purged. */
+            size: number;
+            /** @description Evidence kind. */
+            kind: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted.
+             */
+            deleted_at: string;
+            /** @description Who deleted it. */
+            deleted_by?: string | null;
+            /**
+             * Format: date-time
+             * @description When its bytes and analyses are removed for good (it can be restored until then).
+             */
+            readonly purge_at: string;
+        };
         /**
          * @description * `above_is_bad` - Above the threshold is bad
          *     * `below_is_bad` - Below the threshold is bad
@@ -1243,6 +1304,7 @@ export interface components {
              *     * `incident_opened` - Incident opened
              *     * `incident_updated` - Incident updated
              *     * `evidence_uploaded` - Evidence uploaded
+             *     * `evidence_changed` - Evidence excluded, included, deleted or restored
              *     * `analysis_started` - Analysis started
              *     * `analysis_finished` - Analysis finished
              *     * `analysis_failed` - Analysis failed
@@ -1303,6 +1365,10 @@ export interface components {
             };
             /** @description For snapshots: how this one is diffed with another. */
             readonly pairing: components["schemas"]["SnapshotPairing"] | null;
+            /** @description What the file shows, in one line ("kernel 6.5.13 → 6.6.10", "nstat: +84 retransmitted segments of 1,596 sent": for a snapshot diffed with another, what changed between the two); null until it is read. */
+            readonly meaning: string | null;
+            /** @description A person left the file out of the analysis: its findings are not in the checklist, the findings across evidence or the postmortem. */
+            readonly excluded: boolean;
         };
         /** @description Every evidence kind and every finding kind, as the engine's registry describes them. */
         EvidenceKindCatalogue: {
@@ -1399,6 +1465,7 @@ export interface components {
              *     * `bit/s` - bit/s
              *     * `bytes/s` - bytes/s
              *     * `share` - share
+             *     * `ratio` - ratio
              *     * `timestamp` - timestamp
              *     * `connection` - connection
              *     * `text` - text
@@ -1638,6 +1705,7 @@ export interface components {
          * @description * `incident_opened` - Incident opened
          *     * `incident_updated` - Incident updated
          *     * `evidence_uploaded` - Evidence uploaded
+         *     * `evidence_changed` - Evidence excluded, included, deleted or restored
          *     * `analysis_started` - Analysis started
          *     * `analysis_finished` - Analysis finished
          *     * `analysis_failed` - Analysis failed
@@ -1652,7 +1720,7 @@ export interface components {
          *     * `bisect_scheduled` - Bisect schedule changed
          * @enum {string}
          */
-        KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled" | "bisect_scheduled";
+        KindEnum: "incident_opened" | "incident_updated" | "evidence_uploaded" | "evidence_changed" | "analysis_started" | "analysis_finished" | "analysis_failed" | "finding" | "note" | "verdict_changed" | "bisect_started" | "bisect_step" | "bisect_finished" | "bisect_failed" | "bisect_cancelled" | "bisect_scheduled";
         KnownChange: {
             /** @description Short commit id the knowledge base files it under. */
             id: string;
@@ -1828,7 +1896,10 @@ export interface components {
             annotations: string[];
             from_client: boolean;
         };
-        /** @description Correct the kind, say where the file comes from (host, role, taken at), or change a settings group. */
+        /**
+         * @description Correct the kind, say where the file comes from (host, role, taken at), exclude it from the analysis or
+         *     include it again, or change a settings group.
+         */
         PatchedEvidenceUpdateRequest: {
             /** @description The kind to read the file as, when detection from the content got it wrong: one of the kinds /api/evidence-kinds/ lists. */
             kind?: string;
@@ -1849,6 +1920,8 @@ export interface components {
              * @description When this snapshot was taken: orders a host's snapshots and sets the interval of rates; null: as read from the file.
              */
             taken_at?: string | null;
+            /** @description true: leave the file's findings out of the checklist, the findings across evidence and the postmortem (its card stays); false: use them again. */
+            excluded?: boolean;
             /** @description Interface → limit in bit/s (counters evidence), replacing the ones given before; the file is analysed again. */
             link_limits_bps?: {
                 [key: string]: number;
@@ -2736,12 +2809,13 @@ export interface components {
          *     * `bit/s` - bit/s
          *     * `bytes/s` - bytes/s
          *     * `share` - share
+         *     * `ratio` - ratio
          *     * `timestamp` - timestamp
          *     * `connection` - connection
          *     * `text` - text
          * @enum {string}
          */
-        UnitEnum: "count" | "number" | "bytes" | "bytes_exact" | "seconds" | "ms" | "bit/s" | "bytes/s" | "share" | "timestamp" | "connection" | "text";
+        UnitEnum: "count" | "number" | "bytes" | "bytes_exact" | "seconds" | "ms" | "bit/s" | "bytes/s" | "share" | "ratio" | "timestamp" | "connection" | "text";
         UploadError: {
             /** @description Why the upload was refused. */
             detail: string;
@@ -3371,6 +3445,27 @@ export interface operations {
             };
         };
     };
+    incidents_evidence_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     incidents_evidence_partial_update: {
         parameters: {
             query?: never;
@@ -3602,6 +3697,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadError"];
+                };
+            };
+        };
+    };
+    incidents_evidence_restore_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evidence_id: number;
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evidence"];
+                };
+            };
+        };
+    };
+    incidents_evidence_deleted_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedEvidence"][];
                 };
             };
         };

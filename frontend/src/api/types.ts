@@ -34,6 +34,7 @@ export type Provenance = Evidence['provenance'];
 export type HostRole = NonNullable<Provenance['role']['value']>;
 export type ProvenanceSource = NonNullable<Provenance['host']['source']>;
 export type ProvenanceUpdate = Pick<EvidenceKindUpdate, 'host' | 'role' | 'taken_at'>;
+export type DeletedEvidence = Ok<paths['/api/incidents/{incident_id}/evidence/deleted/']['get']>[number];
 /** A settings group's values, as the evidence carries them (numbers by setting, or rates by key). */
 export type SettingsValues = Evidence['settings'][string];
 

@@ -1781,7 +1781,7 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         },
         {
           "key": "meaning",
-          "label": "Meaning",
+          "label": "Signature",
           "unit": "text"
         },
         {
@@ -1816,8 +1816,8 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         },
         {
           "key": "tail_ratio",
-          "label": "p99 / median",
-          "unit": "number"
+          "label": "p99 against the median",
+          "unit": "ratio"
         },
         {
           "key": "failed",
@@ -2478,9 +2478,7 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
         "difference",
         "explained",
         "explains_all",
-        "arithmetic",
-        "retransmit_evidence",
-        "interface_evidence"
+        "arithmetic"
       ],
       "tables": [],
       "keys": []
@@ -2703,7 +2701,6 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
       "facts": [
         "samples",
         "percentiles_ms",
-        "matches",
         "baseline_ms",
         "spread_ms",
         "tail_ratio",
@@ -2718,7 +2715,6 @@ export const EVIDENCE_KINDS: EvidenceKindCatalogue = {
           "key": "signatures",
           "label": "Timer signatures",
           "columns": [
-            "name",
             "meaning",
             "offset_ms",
             "window_ms",

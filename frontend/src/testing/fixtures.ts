@@ -51,6 +51,8 @@ export function makeEvidence(overrides: Partial<Evidence> = {}): Evidence {
     summary: null,
     pairing: null,
     settings: {},
+    meaning: null,
+    excluded: false,
     ...overrides,
   };
 }

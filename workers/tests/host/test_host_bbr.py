@@ -77,6 +77,21 @@ def test_it_picks_the_prefix_that_is_always_slow_and_not_the_flappers(tmp_path: 
     assert f.title.endswith(": 198.51.100.0/24") and f.severity == "low"
 
 
+def test_it_gives_each_prefixs_delivery_rate_percentiles_over_time(tmp_path: Path) -> None:
+    over = bbr(seed_003_file(tmp_path)).data["over_time"]
+    assert over["times"] == [1700000000.0 + 10 * i for i in range(INTERVALS)]
+    lines = {p["prefix"]: p for p in over["prefixes"]}
+    slow = lines["198.51.100.0/24"]
+    assert over["prefixes"][0]["prefix"] == "198.51.100.0/24"  # the slowest first
+    # Two flows every snapshot: 1.0 and 1.2 Mbit/s, so p10 1.02, p50 1.1 and p90 1.18 Mbit/s throughout.
+    assert slow["p10"] == pytest.approx([1_020_000] * INTERVALS)
+    assert slow["p50"] == pytest.approx([1_100_000] * INTERVALS)
+    assert slow["p90"] == pytest.approx([1_180_000] * INTERVALS)
+    flapper = lines["203.0.113.0/24"]["p50"]
+    assert flapper[:2] == [2_000_000, 90_000_000]  # slow, fast, slow, ...
+    assert len(over["all_p50"]) == INTERVALS and over["prefixes_left_out"] == 0
+
+
 def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
     path = seed_003_file(tmp_path)
     small = bbr(path, Tuning({"bbr": BbrParams(min_bytes=10_000)}))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from whodunnet.model import EvidenceResult, Finding, Layer
 
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 #: ``(index, path, *, limits, progress, **settings) -> (evidence, findings)``; never raises for bad input.
 Analyzer = Callable[..., tuple[EvidenceResult, list[Finding]]]
+#: ``(summary, earlier) -> line``: what one file shows, in one line for its card ("kernel 6.5.13 → 6.6.10",
+#: "nstat: +84 retransmitted segments of 1,596 sent"); ``earlier`` is the summary of the snapshot a snapshot is
+#: diffed with. None when the summary says nothing worth a line.
+Describe = Callable[[Mapping[str, Any], Mapping[str, Any] | None], str | None]
 #: ``(evidence, findings) -> findings`` drawn from several results at once (no file is read).
 CombineFn = Callable[[Sequence[EvidenceResult], Sequence[Finding]], list[Finding]]
 
@@ -36,6 +40,7 @@ Unit = Literal[
     "bit/s",  # a bit rate: 3.84 Mbit/s
     "bytes/s",  # a byte rate: 12.5 MB/s
     "share",  # a share of one: 0.015 → 1.5 %
+    "ratio",  # how many times another: 389.754 → 390×
     "timestamp",  # seconds since the epoch: a date and time
     "connection",  # a capture's connection id: a link to that connection
     "text",  # shown as it is (strings, flags, names)
@@ -111,7 +116,8 @@ class Kind:
     ``fuzz`` feeds arbitrary bytes to the kind's reader (the default writes them to a file and
     runs ``analyze``); ``fuzz_seeds`` is a folder of small real inputs it starts from.
     ``streams``: ``analyze`` also takes an open binary stream in place of the path (a file read
-    from an object store is then never copied to disk; ``engine.Source``).
+    from an object store is then never copied to disk; ``engine.Source``). ``describe`` says in one line
+    what a file of the kind shows (its evidence card's first line).
     """
 
     name: str
@@ -120,6 +126,7 @@ class Kind:
     findings: tuple[FindingSpec, ...]
     fields: Mapping[str, Field]
     fuzz_seeds: Path
+    describe: Describe
     sniff_text: Callable[[str], bool] | None = None
     sniff_bytes: Callable[[bytes], str | None] | None = None
     formats: tuple[str, ...] = ()

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useParams } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -9,6 +9,8 @@ import { isNotFound } from '@/api/errors';
 import { evidenceKindsQueryOptions } from '@/api/evidence-kinds';
 import { incidentScopeKey } from '@/api/query-keys';
 import { BisectsSection } from '@/features/bisects/components/bisects-section';
+import { FindingChart } from '@/features/charts/components/finding-chart';
+import { checklistQueryOptions } from '@/features/checklist/api/checklist-api';
 import { Checklist } from '@/features/checklist/components/checklist';
 import { VerdictStrip } from '@/features/checklist/components/verdict-strip';
 import { evidenceListQueryOptions } from '@/features/evidence/api/evidence-api';
@@ -21,14 +23,11 @@ import { PostmortemLinks } from '@/features/postmortem/components/postmortem-lin
 import { timelineKeys } from '@/features/timeline/api/timeline-api';
 import { Timeline } from '@/features/timeline/components/timeline';
 
-// Loaded when a latency finding is first shown: uPlot stays out of the incident page's first load.
-const LatencyHistogram = lazy(() =>
-  import('@/features/charts/components/latency-histogram').then((m) => ({ default: m.LatencyHistogram })),
-);
-
 function IncidentPage({ incidentId }: { incidentId: number }) {
   const queryClient = useQueryClient();
   const incident = useQuery(incidentQueryOptions(incidentId));
+  // The verdict strip's data, asked for with the incident rather than after it renders: the answer comes first.
+  useQuery(checklistQueryOptions(incidentId));
   // What each evidence kind offers and how findings are shown: the cards below read it synchronously.
   const kinds = useQuery(evidenceKindsQueryOptions);
   // Shared with the evidence section (same query): the bisect form prefills from kernel versions in it.
@@ -81,13 +80,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
                 findings={findings}
                 incidentId={incidentId}
                 sources={sources}
-                renderChart={(f) =>
-                  f.kind === 'latency.timer_signature' ? (
-                    <Suspense fallback={<Loading label="Loading the chart…" />}>
-                      <LatencyHistogram data={f.data} />
-                    </Suspense>
-                  ) : null
-                }
+                renderChart={(f) => <FindingChart finding={f} />}
               />
             )}
             renderStepActions={(layer) =>

@@ -4,6 +4,7 @@ export const EVENT_KIND_LABEL: Record<EventKind, string> = {
   incident_opened: 'opened',
   incident_updated: 'updated',
   evidence_uploaded: 'upload',
+  evidence_changed: 'evidence',
   analysis_started: 'analysis',
   analysis_finished: 'analysis',
   analysis_failed: 'analysis failed',

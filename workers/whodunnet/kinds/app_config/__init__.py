@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from whodunnet.kinds.app_config.analyzer import analyze_app_config
+from whodunnet.kinds.app_config.describe import describe
 from whodunnet.kinds.app_config.findings import FIELDS, FINDINGS
 from whodunnet.kinds.app_config.sniff import is_app_config
 from whodunnet.kinds.spec import Kind
@@ -15,4 +16,5 @@ KIND = Kind(
     findings=FINDINGS,
     fields=FIELDS,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -9,6 +9,7 @@ numbers are shown, its fuzz entry and seeds. Two captures of the same traffic ar
 from pathlib import Path
 from typing import Any
 
+from whodunnet.kinds.capture.describe import describe
 from whodunnet.kinds.capture.findings import FIELDS, FINDINGS
 from whodunnet.kinds.capture.fuzz import fuzz_capture
 from whodunnet.kinds.capture.sniff import FORMATS, sniff_capture
@@ -36,4 +37,5 @@ KIND = Kind(
     streams=True,
     fuzz=fuzz_capture,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from whodunnet.kinds.counters.analyzer import analyze_counters
 from whodunnet.kinds.counters.combine import counter_findings
+from whodunnet.kinds.counters.describe import describe
 from whodunnet.kinds.counters.findings import FIELDS, FINDINGS
 from whodunnet.kinds.counters.settings import LINK_LIMITS
 from whodunnet.kinds.counters.sniff import is_counters
@@ -23,4 +24,5 @@ KIND = Kind(
     combiners=(Combiner("the counter snapshot diffs", "network", counter_findings),),
     snapshot=True,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

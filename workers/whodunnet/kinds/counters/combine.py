@@ -17,7 +17,7 @@ from whodunnet.kinds.firewall.parser import DROPPING
 from whodunnet.kinds.sysctl.parser import Setting, get_int, get_ints
 from whodunnet.kinds.sysctl.parser import settings as sysctl_settings
 from whodunnet.model import EvidenceResult, Finding, Ref, Severity
-from whodunnet.snapshots import diff_counts, diffs, taken_at
+from whodunnet.snapshots import diff_counts, diffs, per_interval, taken_at
 from whodunnet.stats import percent
 
 KIND = "counters"
@@ -49,6 +49,8 @@ class Delta:
     #: When the pair was taken (None unknown): drops and retransmits must overlap in time.
     start: float | None = None
     end: float | None = None
+    #: Every snapshot of the host's group, earliest first (three or more: the intervals between them).
+    members: tuple[int, ...] = ()
 
     @property
     def key(self) -> str:
@@ -84,14 +86,14 @@ def deltas(evidence: Sequence[EvidenceResult]) -> list[Delta]:
             out.append(
                 Delta(None, diff.after, None, dict(last["counters"]), dict(last["interfaces"]),
                       dict(last["conntrack"]), names=(evidence[diff.after].name,), host=diff.host, role=role,
-                      ordered_by=diff.ordered_by)
+                      ordered_by=diff.ordered_by, members=diff.members)
             )  # fmt: skip
             continue
         first = evidence[diff.before].summary
         resets: list[str] = []
         d = Delta(diff.before, diff.after, diff.interval_s, resets=resets, host=diff.host, role=role,
                   ordered_by=diff.ordered_by, start=taken_at(evidence[diff.before]),
-                  end=taken_at(evidence[diff.after]))  # fmt: skip
+                  end=taken_at(evidence[diff.after]), members=diff.members)  # fmt: skip
         d.names = (evidence[diff.before].name, evidence[diff.after].name)
         d.counters = diff_counts(first["counters"], last["counters"], resets)
         for name, stats in last["interfaces"].items():
@@ -209,6 +211,9 @@ def _retrans(evidence: Sequence[EvidenceResult], d: Delta) -> Finding:
             "retrans_rate": rate,
             "values": _before_after(evidence, d, present),
             "resets": d.resets,
+            "per_interval": per_interval(
+                evidence, d.members, lambda s: {k: v for k, v in s["counters"].items() if k in RETRANS_COUNTERS}
+            ),
         },
     )
 
@@ -255,7 +260,9 @@ def _drops(evidence: Sequence[EvidenceResult], d: Delta, name: str, stats: dict[
         refs=tuple(refs),
         key=f"{name}-{d.key}",
         data={**d.pair_data(), "interface": name, "virtual": virtual,
-              "drops": shown, "stats": stats, "values": _iface_values(evidence, d, name)},
+              "drops": shown, "stats": stats, "values": _iface_values(evidence, d, name),
+              "per_interval": per_interval(evidence, d.members, lambda s: {
+                  k: v for k, v in s["interfaces"].get(name, {}).items() if k in DROP_KEYS})},
     )  # fmt: skip
 
 

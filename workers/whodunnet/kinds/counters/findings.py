@@ -67,7 +67,7 @@ FINDINGS = (
     FindingSpec(
         "host.retransmits",
         facts=(*_PAIR, "counters", "retrans_rate", "interval_s", "per_second", "resets"),
-        hidden=(*_PAIR_HIDDEN, "values"),
+        hidden=(*_PAIR_HIDDEN, "values", "per_interval"),
     ),
     FindingSpec(
         "host.listen_overflows",
@@ -77,7 +77,7 @@ FINDINGS = (
     FindingSpec(
         "host.interface_drops",
         facts=(*_PAIR, "interface", "virtual", "drops", "interval_s", "stats"),
-        hidden=(*_PAIR_HIDDEN, "values"),
+        hidden=(*_PAIR_HIDDEN, "values", "per_interval"),
     ),
     FindingSpec(
         "host.drops_match_retransmits",
@@ -93,10 +93,8 @@ FINDINGS = (
             "explained",
             "explains_all",
             "arithmetic",
-            "retransmit_evidence",
-            "interface_evidence",
         ),
-        hidden=("hosts", "evidence"),
+        hidden=("hosts", "evidence", "retransmit_evidence", "interface_evidence"),
     ),
     FindingSpec(
         "neighbours.link_usage",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from whodunnet.kinds.firewall.analyzer import analyze_firewall
 from whodunnet.kinds.firewall.combine import firewall_findings
+from whodunnet.kinds.firewall.describe import describe
 from whodunnet.kinds.firewall.findings import FIELDS, FINDINGS
 from whodunnet.kinds.firewall.sniff import is_firewall
 from whodunnet.kinds.spec import Combiner, Kind
@@ -20,4 +21,5 @@ KIND = Kind(
     combiners=(Combiner("the firewall counter diffs", "network", firewall_findings),),
     snapshot=True,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from whodunnet.kinds.kernel_versions.analyzer import analyze_kernel_versions
 from whodunnet.kinds.kernel_versions.combine import known_changes, receive_window_model
+from whodunnet.kinds.kernel_versions.describe import describe
 from whodunnet.kinds.kernel_versions.findings import FIELDS, FINDINGS
 from whodunnet.kinds.kernel_versions.sniff import is_kernel_versions
 from whodunnet.kinds.spec import Combiner, Kind
@@ -25,4 +26,5 @@ KIND = Kind(
         Combiner("the receive-window model", "kernel", receive_window_model),
     ),
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

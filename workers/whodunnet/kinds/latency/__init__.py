@@ -5,6 +5,7 @@ with the modes that match TCP timers (200 ms RTO-min, 1 s/3 s SYN, 3 + 6 s, 30/6
 from pathlib import Path
 
 from whodunnet.kinds.latency.analyzer import analyze_latency
+from whodunnet.kinds.latency.describe import describe
 from whodunnet.kinds.latency.findings import FIELDS, FINDINGS
 from whodunnet.kinds.latency.sniff import is_latency
 from whodunnet.kinds.spec import Kind
@@ -17,4 +18,5 @@ KIND = Kind(
     findings=FINDINGS,
     fields=FIELDS,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -8,6 +8,7 @@ this kind's settings).
 from pathlib import Path
 
 from whodunnet.kinds.sockets.analyzer import analyze_sockets
+from whodunnet.kinds.sockets.describe import describe
 from whodunnet.kinds.sockets.findings import FIELDS, FINDINGS
 from whodunnet.kinds.sockets.settings import BBR
 from whodunnet.kinds.sockets.sniff import is_sockets
@@ -22,4 +23,5 @@ KIND = Kind(
     fields=FIELDS,
     settings=(BBR,),
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

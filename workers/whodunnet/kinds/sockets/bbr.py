@@ -50,6 +50,9 @@ TIE = 0.10
 SIGNIFICANCE = 0.05
 #: Flows whose snapshot count is kept (for "seen in only one snapshot"); past it, counted but not tracked.
 MAX_FLOWS_TRACKED = 200_000
+#: The delivery-rate chart's bounds: the slowest prefixes (candidates first) and snapshots kept (evenly spaced).
+CHART_PREFIXES = 12
+CHART_SNAPSHOTS = 400
 
 
 def prefix_of(peer: str, params: BbrParams = DEFAULT_BBR) -> str:
@@ -173,6 +176,7 @@ class BbrTally:
             )
         prefixes.sort(key=lambda r: (-r["slowness"], r["flap_rate"]))
         return {
+            "over_time": self._over_time(intervals, [r["prefix"] for r in prefixes]),
             "intervals": len(intervals),
             "interval_s": self._interval(intervals),
             "params": asdict(params),
@@ -182,6 +186,31 @@ class BbrTally:
             "left_out_small": self.small,
             "left_out_app_limited": self.app_limited,
             "prefixes": prefixes,
+        }
+
+    def _over_time(self, intervals: list[int], ranked: list[str]) -> dict[str, Any]:
+        """Each prefix's delivery-rate percentiles (p10, p50, p90 over its flows that count) in each snapshot, for
+        the chart: the ``CHART_PREFIXES`` slowest over time, every prefix's median for comparison, at most
+        ``CHART_SNAPSHOTS`` snapshots evenly spaced; None where a prefix had no flow that counted."""
+        step = max(1, math.ceil(len(intervals) / CHART_SNAPSHOTS))
+        kept = intervals[::step]
+        shown = ranked[:CHART_PREFIXES]
+
+        def pct(values: list[float] | None, q: float) -> float | None:
+            return percentile(values, q) if values else None
+
+        return {
+            "snapshots": kept,
+            "times": [self.times.get(i) for i in kept],
+            "all_p50": [pct([r for rates in self.per_snap[i].values() for r in rates], 50) for i in kept],
+            "prefixes": [
+                {
+                    "prefix": p,
+                    **{f"p{q}": [pct(self.per_snap[i].get(p), q) for i in kept] for q in (10, 50, 90)},
+                }
+                for p in shown
+            ],
+            "prefixes_left_out": max(0, len(ranked) - len(shown)),
         }
 
     def _interval(self, intervals: list[int]) -> float | None:

@@ -85,6 +85,7 @@ FINDINGS = (
             "left_out_small",
             "left_out_app_limited",
         ),
+        hidden=("over_time",),
         tables=(
             Table(
                 "prefixes",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from whodunnet.kinds.softnet.analyzer import analyze_softnet
 from whodunnet.kinds.softnet.combine import softnet_findings
+from whodunnet.kinds.softnet.describe import describe
 from whodunnet.kinds.softnet.findings import FIELDS, FINDINGS
 from whodunnet.kinds.softnet.sniff import is_softnet
 from whodunnet.kinds.spec import Combiner, Kind
@@ -20,4 +21,5 @@ KIND = Kind(
     combiners=(Combiner("the CPU backlog diffs", "network", softnet_findings),),
     snapshot=True,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -5,6 +5,7 @@ from pathlib import Path
 from whodunnet.kinds.spec import Combiner, Kind
 from whodunnet.kinds.strace.analyzer import analyze_strace
 from whodunnet.kinds.strace.combine import deadline_close_findings
+from whodunnet.kinds.strace.describe import describe
 from whodunnet.kinds.strace.findings import FIELDS, FINDINGS
 from whodunnet.kinds.strace.sniff import is_strace
 
@@ -16,6 +17,7 @@ KIND = Kind(
     findings=FINDINGS,
     fields=FIELDS,
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
     combiners=(
         Combiner("the application deadline seen in strace and a capture", "application", deadline_close_findings),
     ),

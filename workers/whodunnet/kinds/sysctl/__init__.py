@@ -4,6 +4,7 @@ from pathlib import Path
 
 from whodunnet.kinds.spec import Kind
 from whodunnet.kinds.sysctl.analyzer import analyze_sysctl
+from whodunnet.kinds.sysctl.describe import describe
 from whodunnet.kinds.sysctl.sniff import is_sysctl
 
 KIND = Kind(
@@ -14,4 +15,5 @@ KIND = Kind(
     findings=(),
     fields={},
     fuzz_seeds=Path(__file__).parent / "fuzz_seeds",
+    describe=describe,
 )

@@ -4,15 +4,9 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 
 import { formatMs, latencyBins, marksFor, medianMs } from '../lib/latency';
+import { isDecade } from '../lib/palette';
 
 const HEIGHT = 200;
-
-/** 0.001, 0.01 … 1000 ms: the only ticks labelled on the log axis. */
-function isDecade(value: number | null): value is number {
-  if (value === null || value <= 0) return false;
-  const exponent = Math.log10(value);
-  return Math.abs(exponent - Math.round(exponent)) < 1e-9;
-}
 
 /**
  * The latency samples' histogram on a log time axis (uPlot bars), with vertical marks at the TCP timers

@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 
 import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
 import { formatDateTime } from '@/lib/format';
@@ -27,6 +27,13 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
   const [editing, setEditing] = useState<Editing>(null);
   const id = useId();
   const label = LAYER_LABEL[step.layer];
+  // Keyboard users land back where they were when the form closes (saved, cancelled or Escape).
+  const change = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (editing === null && wasEditing.current) change.current?.focus();
+    wasEditing.current = editing !== null;
+  }, [editing]);
 
   return (
     <li className={`step step--${step.verdict}`} id={stepAnchorId(step.layer)} tabIndex={-1}>
@@ -39,6 +46,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
           <VerdictBadge verdict={step.verdict} />
           {editing === null && (
             <button
+              ref={change}
               type="button"
               className="button button--small step__change"
               aria-label={`Change verdict for ${label}`}
@@ -87,6 +95,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
             suggestion={step.suggestion}
             label={label}
             titles={titles}
+            agreed={step.suggestion.verdict === step.verdict}
             action={
               editing === null &&
               step.suggestion.verdict !== step.verdict && (

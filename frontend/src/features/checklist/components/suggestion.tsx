@@ -22,6 +22,34 @@ export function WouldSettle({ needs, label }: { needs: string[]; label: string }
   );
 }
 
+/** The findings a suggestion's reason cites, each a link that brings its line into view. */
+function CitedFindings({ cited, label }: { cited: { id: number; title: string }[]; label: string }) {
+  if (cited.length === 0) return null;
+  return (
+    <div className="step__cited small">
+      <span className="muted">From the findings:</span>
+      <ul aria-label={`Findings behind the suggestion for ${label}`}>
+        {cited.map((f) => (
+          <li key={f.id}>
+            <a
+              href={`#${findingAnchorId(f.id)}`}
+              onClick={(event) => {
+                const card = document.getElementById(findingAnchorId(f.id));
+                if (!card) return;
+                event.preventDefault();
+                card.scrollIntoView({ block: 'center' });
+                card.focus({ preventScroll: true });
+              }}
+            >
+              {f.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /**
  * The verdict the evidence suggests for a step (cleared, suspect or culprit) with its chain of evidence in one
  * paragraph and, while the chain is not complete, what would settle it. A person still decides.
@@ -31,10 +59,13 @@ export function Suggestion({
   label,
   action,
   titles,
+  agreed = false,
 }: {
   suggestion: Suggested;
   label: string;
   action?: ReactNode;
+  /** The team's verdict is the suggested one: the chain of evidence folds behind one line. */
+  agreed?: boolean;
   /** Every finding's title by id: the findings the reason cites are linked by title. */
   titles?: ReadonlyMap<number, string>;
 }) {
@@ -42,6 +73,20 @@ export function Suggestion({
     const title = titles?.get(id);
     return title ? [{ id, title }] : [];
   });
+  if (agreed) {
+    return (
+      <>
+        <details className="step__suggestion step__suggestion--agreed" aria-label={`Suggestion for ${label}`}>
+          <summary className="small">
+            The evidence suggested the same: <VerdictBadge verdict={suggestion.verdict} /> (its chain of evidence)
+          </summary>
+          <p className="step__reason">{suggestion.reason}</p>
+          <CitedFindings cited={cited} label={label} />
+        </details>
+        <WouldSettle needs={suggestion.needs} label={label} />
+      </>
+    );
+  }
   return (
     <div className="step__suggestion" aria-label={`Suggestion for ${label}`} role="group">
       <p className="step__suggestion-head">
@@ -49,29 +94,7 @@ export function Suggestion({
         {action}
       </p>
       <p className="step__reason">{suggestion.reason}</p>
-      {cited.length > 0 && (
-        <div className="step__cited small">
-          <span className="muted">From the findings:</span>
-          <ul aria-label={`Findings behind the suggestion for ${label}`}>
-            {cited.map((f) => (
-              <li key={f.id}>
-                <a
-                  href={`#${findingAnchorId(f.id)}`}
-                  onClick={(event) => {
-                    const card = document.getElementById(findingAnchorId(f.id));
-                    if (!card) return;
-                    event.preventDefault();
-                    card.scrollIntoView({ block: 'center' });
-                    card.focus({ preventScroll: true });
-                  }}
-                >
-                  {f.title}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <CitedFindings cited={cited} label={label} />
       <WouldSettle needs={suggestion.needs} label={label} />
     </div>
   );

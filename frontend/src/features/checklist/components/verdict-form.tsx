@@ -1,4 +1,4 @@
-import { type SubmitEvent, useId, useRef, useState } from 'react';
+import { type SubmitEvent, useEffect, useId, useRef, useState } from 'react';
 
 import { ErrorMessage } from '@/components/error-message';
 import { ApiError, fieldErrors } from '@/api/errors';
@@ -33,6 +33,11 @@ export function VerdictForm({ incidentId, step, initialVerdict, initialRationale
   const [rationale, setRationale] = useState(initialRationale ?? step.rationale);
   const [blank, setBlank] = useState(false);
   const rationaleRef = useRef<HTMLTextAreaElement>(null);
+  const verdictRef = useRef<HTMLSelectElement>(null);
+  // The form opens where the keyboard can use it at once.
+  useEffect(() => {
+    verdictRef.current?.focus();
+  }, []);
 
   const server = update.isError ? serverErrors(update.error) : { rationale: [], other: null };
   const rationaleError = blank ? BLANK_RATIONALE : server.rationale.join(' ') || null;
@@ -49,11 +54,23 @@ export function VerdictForm({ incidentId, step, initialVerdict, initialRationale
   };
 
   return (
-    <form className="verdict-form" onSubmit={submit} noValidate>
+    <form
+      className="verdict-form"
+      onSubmit={submit}
+      noValidate
+      onKeyDown={(e) => {
+        // Escape leaves the form as Cancel does, from any of its fields.
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onDone();
+        }
+      }}
+    >
       <div className="field">
         <label htmlFor={`${id}-verdict`}>Verdict</label>
         <select
           id={`${id}-verdict`}
+          ref={verdictRef}
           value={verdict}
           onChange={(e) => {
             setVerdict(VERDICTS.find((v) => v === e.target.value) ?? verdict);

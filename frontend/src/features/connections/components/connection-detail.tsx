@@ -19,7 +19,7 @@ import { isRecord } from '@/lib/narrow';
 
 import { connectionQueryOptions, timeSequenceQueryOptions } from '../api/connections-api';
 import { retransmissionCount } from '../lib/stevens-data';
-import { STEVENS_COLOURS } from '../lib/stevens-options';
+import { HANDSHAKE_COLOUR, STEVENS_COLOURS } from '../lib/stevens-options';
 import { StevensGraph } from './stevens-graph';
 
 type Row = Record<string, unknown>;
@@ -105,6 +105,16 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** The connection's SYN and SYN-ACK times (epoch seconds), as the analysis recorded them. */
+function handshakeOf(connection: Detail): { syn: number[]; synAck: number[] } {
+  const detail = isRecord(connection.detail) ? connection.detail : undefined;
+  const times = (key: string) =>
+    (Array.isArray(detail?.[key]) ? (detail[key] as unknown[]) : [])
+      .filter(isRecord)
+      .flatMap((event) => (typeof event.time === 'number' ? [event.time] : []));
+  return { syn: times('syn_times'), synAck: times('synack_times') };
+}
+
 function KeyFacts({ connection }: { connection: Detail }) {
   const detail = isRecord(connection.detail) ? connection.detail : undefined;
   const c2s = isRecord(detail?.c2s) ? detail.c2s : undefined;
@@ -174,12 +184,13 @@ function KeyFacts({ connection }: { connection: Detail }) {
   );
 }
 
-function Legend() {
+function Legend({ handshake }: { handshake: boolean }) {
   const items = [
     ['Data segments', STEVENS_COLOURS.segments],
     ['Retransmissions', STEVENS_COLOURS.retransmissions],
     ['ACK', STEVENS_COLOURS.acks],
     ['Advertised window edge', STEVENS_COLOURS.windowEdge],
+    ...(handshake ? ([['SYN and SYN-ACK (dashed)', HANDSHAKE_COLOUR]] as const) : []),
   ] as const;
   return (
     <ul className="stevens-legend small" aria-label="Legend">
@@ -200,9 +211,11 @@ interface GraphSectionProps {
   sender: TimeSequenceSender;
   onSenderChange: (sender: TimeSequenceSender) => void;
   highlight?: readonly [number, number] | undefined;
+  handshake?: { syn: readonly number[]; synAck: readonly number[] } | undefined;
 }
 
-function GraphSection({ incidentId, evidenceId, connId, sender, onSenderChange, highlight }: GraphSectionProps) {
+function GraphSection(props: GraphSectionProps) {
+  const { incidentId, evidenceId, connId, sender, onSenderChange, highlight, handshake } = props;
   const id = useId();
   const series = useQuery(timeSequenceQueryOptions(incidentId, evidenceId, connId, sender));
   const data = series.data;
@@ -241,8 +254,8 @@ function GraphSection({ incidentId, evidenceId, connId, sender, onSenderChange, 
             {highlight && ' The shaded band is the time range the finding points at.'}
           </p>
           {data.error && <ErrorMessage>Reading stopped early: {data.error}</ErrorMessage>}
-          <Legend />
-          <StevensGraph series={data} highlight={highlight} />
+          <Legend handshake={(handshake?.syn.length ?? 0) + (handshake?.synAck.length ?? 0) > 0} />
+          <StevensGraph series={data} highlight={highlight} handshake={handshake} />
         </>
       )}
     </section>
@@ -277,7 +290,7 @@ export function ConnectionDetailView(props: ConnectionDetailProps) {
         </Link>
       </p>
       <KeyFacts connection={c} />
-      <GraphSection {...props} />
+      <GraphSection {...props} handshake={handshakeOf(c)} />
     </article>
   );
 }

@@ -6,10 +6,12 @@ import uPlot from 'uplot';
 import type { TimeSequence } from '@/api/types';
 
 import { toStevensData } from '../lib/stevens-data';
-import { initialView, STEVENS_HEIGHT, stevensOptions } from '../lib/stevens-options';
+import { handshakeMarks, initialView, STEVENS_HEIGHT, stevensOptions } from '../lib/stevens-options';
 
 interface StevensGraphProps {
   series: TimeSequence;
+  /** The connection's SYNs and SYN-ACKs, seconds since the epoch: drawn as dashed lines. */
+  handshake?: { syn: readonly number[]; synAck: readonly number[] } | undefined;
   /** A time range to highlight, seconds since the epoch (from a finding's reference). */
   highlight?: readonly [number, number] | undefined;
 }
@@ -20,7 +22,7 @@ interface StevensGraphProps {
  * of its advertised window. Zoom by dragging; double-click resets. No React element per point, so a
  * connection with a hundred thousand segments stays responsive.
  */
-export function StevensGraph({ series, highlight }: StevensGraphProps) {
+export function StevensGraph({ series, highlight, handshake }: StevensGraphProps) {
   const container = useRef<HTMLDivElement>(null);
   const [range, setRange] = useState<readonly [number, number] | null>(null);
   const data = useMemo(() => toStevensData(series), [series]);
@@ -32,18 +34,28 @@ export function StevensGraph({ series, highlight }: StevensGraphProps) {
     [from, to],
   );
 
+  const marks = useMemo(
+    () => (handshake ? handshakeMarks(handshake.syn, handshake.synAck, series.t0) : []),
+    [handshake, series.t0],
+  );
+
   useEffect(() => {
     const element = container.current;
     if (!element) return;
     const width = Math.max(element.clientWidth, 320);
     const plot = new uPlot(
-      stevensOptions(width, band, (min, max) => {
-        setRange([min, max]);
-      }),
+      stevensOptions(
+        width,
+        band,
+        (min, max) => {
+          setRange([min, max]);
+        },
+        marks,
+      ),
       data,
       element,
     );
-    const view = initialView(data[0], band);
+    const view = initialView(data[0], band, marks);
     if (view) plot.setScale('x', { min: view[0], max: view[1] });
     // jsdom (tests) has no ResizeObserver; browsers do. Only a new width redraws.
     let lastWidth = width;
@@ -61,7 +73,7 @@ export function StevensGraph({ series, highlight }: StevensGraphProps) {
       observer?.disconnect();
       plot.destroy();
     };
-  }, [data, band]);
+  }, [data, band, marks]);
 
   return (
     <figure className="stevens">
@@ -69,7 +81,7 @@ export function StevensGraph({ series, highlight }: StevensGraphProps) {
         ref={container}
         className="stevens__plot"
         role="img"
-        aria-label={`Time-sequence graph: ${series.seg_time.length.toLocaleString('en-US')} data segments, ${series.ack_time.length.toLocaleString('en-US')} ACKs`}
+        aria-label={`Time-sequence graph: ${series.seg_time.length.toLocaleString('en-US')} data segments, ${series.ack_time.length.toLocaleString('en-US')} ACKs${marks.length > 0 ? `; ${marks.map((m) => `${m.label} at ${formatSeconds(m.at)}`).join(', ')}` : ''}`}
       />
       {range && (
         <figcaption className="small muted" aria-live="polite">

@@ -49,14 +49,57 @@ export function drawBand(u: BandCanvas, band: readonly [number, number]): void {
   ctx.restore();
 }
 
+/** A handshake packet drawn as a dashed vertical line: a SYN or SYN-ACK, first or retried (seconds after t0). */
+export interface HandshakeMark {
+  at: number;
+  label: string;
+}
+
+export const HANDSHAKE_COLOUR = '#7a3db8';
+
+/**
+ * The SYNs and SYN-ACKs of a connection as marks, whichever direction the graph shows: a failed or slow
+ * handshake (SYN retried after 1 s, a SYN-ACK retried) shows on the graph even when it has no data at all.
+ */
+export function handshakeMarks(
+  synTimes: readonly number[],
+  synAckTimes: readonly number[],
+  t0: number,
+): HandshakeMark[] {
+  const marks = (times: readonly number[], name: string) =>
+    times.map((time, i) => ({ at: time - t0, label: i === 0 ? name : `${name} retry ${String(i)}` }));
+  return [...marks(synTimes, 'SYN'), ...marks(synAckTimes, 'SYN-ACK')].sort((a, b) => a.at - b.at);
+}
+
+/** Draws each mark as a dashed line the plot's height, its label at the top (alternating rows, so none overlap). */
+export function drawMarks(u: BandCanvas & { ctx: CanvasRenderingContext2D }, marks: readonly HandshakeMark[]): void {
+  const { bbox, ctx } = u;
+  ctx.save();
+  ctx.strokeStyle = HANDSHAKE_COLOUR;
+  ctx.fillStyle = HANDSHAKE_COLOUR;
+  ctx.setLineDash([5, 4]);
+  ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
+  marks.forEach((mark, i) => {
+    const x = u.valToPos(mark.at, 'x', true);
+    if (x < bbox.left || x > bbox.left + bbox.width) return;
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+    ctx.fillText(mark.label, x + 3 * devicePixelRatio, bbox.top + 12 * devicePixelRatio * (1 + (i % 3)));
+  });
+  ctx.restore();
+}
+
 /**
  * The options for one graph. Exported so that tests can check what the chart is asked to draw.
- * A highlighted time range is drawn as a shaded band behind the series.
+ * A highlighted time range is drawn as a shaded band behind the series; handshake packets as dashed lines.
  */
 export function stevensOptions(
   width: number,
   band: readonly [number, number] | undefined,
   onZoom?: (min: number, max: number) => void,
+  marks: readonly HandshakeMark[] = [],
 ): uPlot.Options {
   const [segments, retransmissions, acks, windowEdge] = STEVENS_SERIES;
   return {
@@ -83,6 +126,15 @@ export function stevensOptions(
       line(windowEdge, STEVENS_COLOURS.windowEdge),
     ],
     hooks: {
+      ...(marks.length > 0
+        ? {
+            draw: [
+              (u: uPlot) => {
+                drawMarks(u, marks);
+              },
+            ],
+          }
+        : {}),
       ...(band
         ? {
             drawClear: [
@@ -107,8 +159,22 @@ export function stevensOptions(
  * Where the graph opens: on a referenced time range that is a small part of the connection (with a
  * margin either side), so an RTO in a 30 s transfer is visible at once; otherwise the whole of it.
  */
-export function initialView(x: Float64Array, band: readonly [number, number] | undefined): [number, number] | null {
-  if (!band || x.length < 2) return null;
+export function initialView(
+  x: Float64Array,
+  band: readonly [number, number] | undefined,
+  marks: readonly HandshakeMark[] = [],
+): [number, number] | null {
+  if (!band) {
+    // The handshake may lie outside the data drawn (the server's data starts after the client's SYN retries).
+    const times = [...marks.map((m) => m.at), x[0], x[x.length - 1]].filter((t) => t !== undefined);
+    const [low, high] = [Math.min(...times), Math.max(...times)];
+    // (A microsecond of slack: a SYN that is the first packet drawn is inside, whatever the float rounding.)
+    const outside = marks.some((m) => m.at < (x[0] ?? Infinity) - 1e-6 || m.at > (x[x.length - 1] ?? -Infinity) + 1e-6);
+    if (!outside || !(high > low)) return null;
+    const margin = (high - low) * 0.02;
+    return [low - margin, high + margin];
+  }
+  if (x.length < 2) return null;
   const first = x[0] ?? 0;
   const span = (x[x.length - 1] ?? 0) - first;
   const width = band[1] - band[0];

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 
 import { api } from '@/api/client';
-import { unwrap } from '@/api/errors';
+import { expectOk, unwrap } from '@/api/errors';
 import { incidentScopeKey } from '@/api/query-keys';
 import {
   DOWNLOAD_PATH,
@@ -13,6 +13,7 @@ import {
 
 export const evidenceKeys = {
   list: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence'] as const,
+  deleted: (incidentId: number) => [...incidentScopeKey(incidentId), 'evidence', 'deleted'] as const,
   detail: (incidentId: number, evidenceId: number) =>
     [...incidentScopeKey(incidentId), 'evidence', evidenceId] as const,
 };
@@ -84,4 +85,61 @@ export function useSetProvenance(incidentId: number, evidenceId: number) {
  */
 export function useChangeSettings(incidentId: number, evidenceId: number, group: string) {
   return usePatchEvidence(incidentId, evidenceId, (values: Record<string, number>) => ({ [group]: values }));
+}
+
+/**
+ * Leave the file's findings out of the checklist, the findings across evidence and the postmortem (its card
+ * stays), or use them again.
+ */
+export function useSetExcluded(incidentId: number, evidenceId: number) {
+  return usePatchEvidence(incidentId, evidenceId, (excluded: boolean) => ({ excluded }));
+}
+
+/** The incident's deleted files that can still be restored, the latest deleted first. */
+export const deletedEvidenceQueryOptions = (incidentId: number) =>
+  queryOptions({
+    queryKey: evidenceKeys.deleted(incidentId),
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/api/incidents/{incident_id}/evidence/deleted/', {
+          params: { path: { incident_id: incidentId } },
+          signal,
+        }),
+      ),
+  });
+
+/** Delete a file from the incident: it goes at once (restorable until its purge time); everything refreshes. */
+export function useDeleteEvidence(incidentId: number, evidenceId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      expectOk(
+        await api.DELETE('/api/incidents/{incident_id}/evidence/{evidence_id}/', {
+          params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
+        }),
+      );
+    },
+    onSuccess: () => {
+      queryClient.setQueryData(evidenceKeys.list(incidentId), (list: Evidence[] | undefined) =>
+        list?.filter((item) => item.id !== evidenceId),
+      );
+      void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
+    },
+  });
+}
+
+/** Bring back a deleted file, as it was. */
+export function useRestoreEvidence(incidentId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (evidenceId: number) =>
+      unwrap(
+        await api.POST('/api/incidents/{incident_id}/evidence/{evidence_id}/restore/', {
+          params: { path: { incident_id: incidentId, evidence_id: evidenceId } },
+        }),
+      ),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: incidentScopeKey(incidentId) });
+    },
+  });
 }

@@ -9,6 +9,7 @@ import { curlUploadCommand } from '@/lib/curl';
 
 import { evidenceListQueryOptions } from '../api/evidence-api';
 import { useUploads } from '../hooks/use-uploads';
+import { DeletedEvidence } from './deleted-evidence';
 import { DropZone } from './drop-zone';
 import { EvidenceCard } from './evidence-card';
 import { UploadRow } from './upload-row';
@@ -18,7 +19,7 @@ interface EvidenceSectionProps {
   onUploaded?: (evidence: Evidence) => void;
 }
 
-/** Upload (drop zone + file input), uploads in flight, and a card per piece of evidence. */
+/** Upload (drop zone + file input), uploads in flight, a card per piece of evidence, the deleted files. */
 export function EvidenceSection({ incidentId, onUploaded }: EvidenceSectionProps) {
   const evidence = useQuery(evidenceListQueryOptions(incidentId));
   const { uploads, start, cancel, dismiss } = useUploads({ incidentId, onUploaded });
@@ -58,6 +59,7 @@ export function EvidenceSection({ incidentId, onUploaded }: EvidenceSectionProps
           ))}
         </div>
       )}
+      <DeletedEvidence incidentId={incidentId} />
       <details className="shell-hint">
         <summary>Upload from a shell</summary>
         <pre className="command">

@@ -71,23 +71,11 @@ function valueOf(key: string, value: unknown): string | null {
   return null;
 }
 
-function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** "39 packets, 4.10 KiB over 1.23 s, 2 TCP connections · EN10MB" for a capture; null for other kinds. */
-function captureHeadline(summary: Summary): string | null {
-  const { packets, bytes, duration, tcp_connections: connections, link_types: linkTypes } = summary;
-  if (typeof packets !== 'number') return null;
-  let text = plural(packets, 'packet');
-  if (typeof bytes === 'number') text += `, ${formatBytes(bytes)}`;
-  if (typeof duration === 'number') text += ` over ${formatDuration(duration)}`;
-  if (typeof connections === 'number') text += `, ${plural(connections, 'TCP connection')}`;
-  if (Array.isArray(linkTypes) && linkTypes.length > 0) text += ` · ${linkTypes.filter(isScalar).join(', ')}`;
-  return text;
-}
-
-/** What the analyzer read from the file as a whole: for a capture, packets, bytes, duration, link types, TCP connections. */
+/**
+ * Every number the analyzer read from the file as a whole (for a capture: packets, bytes, duration, link types,
+ * TCP connections; for a text file also what the parser skipped), folded: the card's first line says what
+ * the file shows.
+ */
 export function EvidenceSummary({ summary }: { summary: Summary }) {
   const keys = [
     ...PREFERRED.filter((k) => k in summary),
@@ -98,12 +86,10 @@ export function EvidenceSummary({ summary }: { summary: Summary }) {
   const rows = keys
     .map((key) => [key, valueOf(key, summary[key])] as const)
     .filter((row): row is readonly [string, string] => row[1] !== null);
-  const headline = captureHeadline(summary);
   if (rows.length === 0) return null;
   return (
     <div className="summary-block">
-      {headline && <p className="summary__headline">{headline}</p>}
-      <details className="summary__details" open={!headline}>
+      <details className="summary__details">
         <summary>All numbers</summary>
         <dl className="summary" aria-label="Summary">
           {rows.map(([key, value]) => (

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 
 import type { Evidence, HostRole, ProvenanceSource } from '@/api/types';
 import { ErrorMessage } from '@/components/error-message';
+import { Fold } from '@/components/fold';
 import { formatDateTime } from '@/lib/format';
 
 import { useSetProvenance } from '../api/evidence-api';
@@ -55,10 +56,11 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
   const fileRole = role.source !== 'user' ? role.value : null;
   return (
     <section className="provenance" aria-labelledby={`${id}-title`}>
-      <h4 id={`${id}-title`} className="small muted">
+      {/* The card says it in one line (host, role, time); the heading names the region for screen readers. */}
+      <h4 id={`${id}-title`} className="visually-hidden">
         Where it comes from
       </h4>
-      <dl className="facts">
+      <dl className="provenance__facts small">
         <div>
           <dt>Host</dt>
           <dd>
@@ -78,8 +80,7 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
           </dd>
         </div>
       </dl>
-      <details>
-        <summary>Change host, role or time</summary>
+      <Fold summary="Change host, role or time">
         <form
           className="provenance-form"
           onSubmit={(event) => {
@@ -140,7 +141,7 @@ export function ProvenanceForm({ evidence, incidentId }: { evidence: Evidence; i
           </p>
           {save.isError && <ErrorMessage>Could not save: {save.error.message}</ErrorMessage>}
         </form>
-      </details>
+      </Fold>
     </section>
   );
 }

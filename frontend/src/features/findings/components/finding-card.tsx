@@ -7,7 +7,7 @@ import type { Finding } from '@/api/types';
 import { findingAnchorId } from '@/lib/anchors';
 
 import { FINDING_SEVERITY_TONE, severityOf } from '../labels';
-import { describeSource, type FindingGroup, type FindingSource } from '../lib/group';
+import { describeFinding, describeGroup, type FindingGroup, type FindingSource } from '../lib/group';
 import { FindingData } from './finding-data';
 import { FindingRefs } from './finding-refs';
 
@@ -101,8 +101,7 @@ export function FindingRow({
   const [open, setOpen] = useState(false);
   const { lead, findings } = group;
   const severity = severityOf(lead.severity);
-  const sourceOf = (f: Finding) => describeSource(f.evidence === null ? undefined : sources?.get(f.evidence));
-  const seenFrom = findings.map(sourceOf).join(' and ');
+  const sourceOf = (f: Finding) => describeFinding(f, sources);
   return (
     <li className={`finding finding--${severity}`}>
       <Collapsible.Root open={open} onOpenChange={setOpen}>
@@ -116,10 +115,7 @@ export function FindingRow({
           </span>
           <Badge tone={FINDING_SEVERITY_TONE[severity]}>{lead.severity}</Badge>
           <span className="finding__title">{lead.title}</span>
-          <span className="finding__source muted small">
-            {findings.length > 1 ? `seen from ${findings.length} files: ` : ''}
-            {seenFrom}
-          </span>
+          <span className="finding__source muted small">{describeGroup(group, sources)}</span>
         </Collapsible.Trigger>
         <Collapsible.Content className="finding__content">
           {findings.length === 1 ? (

@@ -34,7 +34,13 @@ export function FindingList({
   return (
     <ul className="findings" aria-label="Findings">
       {keyed.map(({ group, key }) => (
-        <FindingRow key={key} group={group} incidentId={incidentId} sources={sources} chart={renderChart?.(group.lead)} />
+        <FindingRow
+          key={key}
+          group={group}
+          incidentId={incidentId}
+          sources={sources}
+          chart={renderChart?.(group.lead)}
+        />
       ))}
     </ul>
   );

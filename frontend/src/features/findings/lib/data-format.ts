@@ -78,6 +78,8 @@ export function formatNumber(unit: FindingUnit, value: number): string {
       return formatRate(value);
     case 'share':
       return `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`;
+    case 'ratio':
+      return `${value.toLocaleString('en-US', { maximumFractionDigits: value >= 10 ? 0 : 1 })}×`;
     case 'timestamp':
       return formatDateTime(new Date(value * 1000).toISOString());
     case 'connection':
@@ -103,6 +105,8 @@ export function formatValue(field: FindingField, value: unknown, fields: Fields)
   if (Array.isArray(value)) {
     if (value.length === 0) return '—';
     if (!value.every(isScalar)) return null;
+    // A list of sentences (what the data can and cannot tell) reads as a paragraph, not "a., b.".
+    if (value.every((v) => typeof v === 'string' && /[.!?]$/.test(v))) return value.join(' ');
     return value.map((v) => (typeof v === 'number' ? formatNumber(field.unit, v) : String(v))).join(', ');
   }
   if (isRecord(value)) {

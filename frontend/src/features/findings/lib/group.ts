@@ -36,16 +36,40 @@ export function timeSpan(finding: Finding): readonly [number, number] | null {
 
 const overlaps = (a: readonly [number, number], b: readonly [number, number]) => a[0] <= b[1] && b[0] <= a[1];
 
+/** The evidence ids a finding's references point into, in order, each once. */
+export function refFiles(finding: Finding): number[] {
+  if (!Array.isArray(finding.refs)) return [];
+  const ids = (finding.refs as unknown[]).flatMap((ref) =>
+    isRecord(ref) && typeof ref.evidence === 'number' ? [ref.evidence] : [],
+  );
+  return [...new Set(ids)];
+}
+
 /**
  * Merges what is the same traffic seen from two files: findings of the same kind and the same key (the
  * engine's name for what a finding is about within its file) from different files whose references cover
  * overlapping wall-clock time. Keys alone are not enough: a key such as "evidence-0" is the same in every
- * capture. Findings without a key or without a time, or from the same file, stay apart. Most severe first.
+ * capture. Findings without a key or without a time, or from the same file, stay apart. A finding drawn
+ * across files (an strace's deadline joined with each of two captures of the same connection) merges with
+ * another of its kind that says the very same title from another set of files. Most severe first.
  */
 export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
   const groups: { name: string; span: readonly [number, number]; members: Finding[] }[] = [];
+  const across: Finding[][] = [];
   const alone: Finding[][] = [];
   for (const finding of findings) {
+    if (finding.evidence === null) {
+      const files = refFiles(finding).join(',');
+      const same = across.find(
+        (g) =>
+          g[0]?.kind === finding.kind &&
+          g[0].title === finding.title &&
+          !g.some((f) => refFiles(f).join(',') === files),
+      );
+      if (same) same.push(finding);
+      else across.push([finding]);
+      continue;
+    }
     const span = timeSpan(finding);
     if (!finding.key || !span) {
       alone.push([finding]);
@@ -60,7 +84,7 @@ export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
       group.span = [Math.min(group.span[0], span[0]), Math.max(group.span[1], span[1])];
     } else groups.push({ name, span, members: [finding] });
   }
-  return [...groups.map((g) => g.members), ...alone]
+  return [...groups.map((g) => g.members), ...across, ...alone]
     .flatMap((members) => {
       const sorted = [...members].sort(bySeverity);
       const lead = sorted.at(0);
@@ -77,10 +101,46 @@ const ROLE_WORD: Record<string, string> = {
   other: 'other host',
 };
 
-/** "client.pcap on web-1 (client)", "nstat.txt", or "several files" for a finding across evidence. */
+function where(source: FindingSource): string {
+  const role = source.role ? ROLE_WORD[source.role] : undefined;
+  return source.host ? ` on ${source.host}${role ? ` (${role})` : ''}` : role ? ` (${role})` : '';
+}
+
+/** "client.pcap on web-1 (client)", "nstat.txt", or "several files" when the file is not known. */
 export function describeSource(source: FindingSource | undefined): string {
   if (!source) return 'several files';
-  const role = source.role ? ROLE_WORD[source.role] : undefined;
-  const where = source.host ? ` on ${source.host}${role ? ` (${role})` : ''}` : role ? ` (${role})` : '';
-  return `${source.filename}${where}`;
+  return `${source.filename}${where(source)}`;
+}
+
+function joined(names: string[]): string {
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : (names[0] ?? '');
+}
+
+/**
+ * Where a finding comes from: its file, or for a finding drawn across files every file its references name
+ * ("client-nstat-before.txt and client-nstat-after.txt on client (client)" when they share a host).
+ */
+export function describeFinding(finding: Finding, sources: ReadonlyMap<number, FindingSource> | undefined): string {
+  if (finding.evidence !== null) return describeSource(sources?.get(finding.evidence));
+  return describeFiles(refFiles(finding), sources);
+}
+
+/** Files by the host they were taken on: "a.strace and a.pcap on web-1 (client), b.pcap on db-1 (server)". */
+function describeFiles(ids: readonly number[], sources: ReadonlyMap<number, FindingSource> | undefined): string {
+  const byPlace = new Map<string, string[]>();
+  for (const id of new Set(ids)) {
+    const source = sources?.get(id);
+    if (source) byPlace.set(where(source), [...(byPlace.get(where(source)) ?? []), source.filename]);
+  }
+  if (byPlace.size === 0) return 'several files';
+  return [...byPlace].map(([place, names]) => `${joined(names)}${place}`).join(', ');
+}
+
+/** The line's "where from": one file, two files seeing the same traffic, or every file a merged group drew on. */
+export function describeGroup(group: FindingGroup, sources: ReadonlyMap<number, FindingSource> | undefined): string {
+  const { lead, findings } = group;
+  if (findings.length === 1) return describeFinding(lead, sources);
+  if (lead.evidence === null)
+    return `the same from ${String(findings.length)} sets of files: ${describeFiles(findings.flatMap(refFiles), sources)}`;
+  return `seen from ${String(findings.length)} files: ${findings.map((f) => describeFinding(f, sources)).join(' and ')}`;
 }

@@ -7,6 +7,7 @@ export const CATEGORY_OF: Record<EventKind, EventCategory> = {
   incident_opened: 'incident',
   incident_updated: 'incident',
   evidence_uploaded: 'files',
+  evidence_changed: 'files',
   analysis_started: 'files',
   analysis_finished: 'files',
   analysis_failed: 'files',

@@ -136,6 +136,24 @@ describe('Checklist', () => {
     expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
+  it('opens the verdict form on the keyboard, closes it with Escape and gives the focus back', async () => {
+    const user = userEvent.setup();
+    const { requests } = mockApi({ [`GET ${PATH}`]: () => json(steps()) });
+    renderChecklist();
+
+    const change = await screen.findByRole('button', { name: 'Change verdict for Kernel' });
+    change.focus();
+    await user.keyboard('{Enter}');
+    expect(screen.getByLabelText('Verdict')).toHaveFocus();
+    await user.tab();
+    expect(screen.getByLabelText('Rationale')).toHaveFocus();
+    await user.keyboard('half a thought{Escape}');
+
+    expect(screen.queryByLabelText('Rationale')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Change verdict for Kernel' })).toHaveFocus();
+    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+  });
+
   it('sends the PATCH with the verdict, the rationale and the CSRF token, then shows the new verdict', async () => {
     const user = userEvent.setup();
     let current = steps();
@@ -194,6 +212,18 @@ describe('Checklist', () => {
     await user.click(screen.getByRole('button', { name: 'Save verdict' }));
 
     expect(await screen.findByRole('alert')).toHaveTextContent('This field may not be blank.');
+  });
+
+  it('folds the chain of evidence behind one line once the team agrees with the suggestion', async () => {
+    const agreed = steps().map((s) => (s.layer === 'network' ? { ...s, verdict: 'suspect' as const } : s));
+    mockApi({ [`GET ${PATH}`]: () => json(agreed) });
+    renderChecklist();
+    const network = await screen.findByRole('region', { name: 'Network' });
+    const folded = within(network)
+      .getByText(/The evidence suggested the same:/)
+      .closest('details');
+    expect(folded).not.toHaveAttribute('open');
+    expect(within(network).queryByRole('button', { name: 'Review suggestion for Network' })).not.toBeInTheDocument();
   });
 
   it('prefills the form from the suggestion', async () => {

@@ -124,7 +124,7 @@ describe('ConnectionDetailView', () => {
       within(screen.getByRole('list', { name: 'Legend' }))
         .getAllByRole('listitem')
         .map((li) => li.textContent),
-    ).toEqual(['Data segments', 'Retransmissions', 'ACK', 'Advertised window edge']);
+    ).toEqual(['Data segments', 'Retransmissions', 'ACK', 'Advertised window edge', 'SYN and SYN-ACK (dashed)']);
     const first = new URLSearchParams(requests.find((r) => r.path.endsWith('time-sequence/'))?.search);
     expect(first.get('sender')).toBe('auto');
     expect(first.get('max_points')).toBe('100000');

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTimeSequence } from '@/testing/fixtures';
 
 import { toStevensData } from '../../lib/stevens-data';
-import { drawBand, initialView, STEVENS_COLOURS } from '../../lib/stevens-options';
+import { drawBand, handshakeMarks, initialView, STEVENS_COLOURS } from '../../lib/stevens-options';
 import { StevensGraph } from '../stevens-graph';
 
 // jsdom has no 2D canvas context, so uPlot cannot draw here: a stand-in records what it was asked
@@ -130,6 +130,42 @@ describe('StevensGraph', () => {
     const { unmount } = render(<StevensGraph series={makeTimeSequence()} />);
     unmount();
     expect(plots[0]?.destroyed).toBe(true);
+  });
+});
+
+describe('StevensGraph, a handshake that needed retries', () => {
+  it('marks every SYN and SYN-ACK and opens wide enough to show them, whichever side’s data it draws', () => {
+    // The ECN case: the first SYN unanswered, retried after 1.03 s; the server's data starts after that.
+    const t0 = 1714557600;
+    const series = makeTimeSequence({ t0, seg_time: [1.0267, 1.0276, 1.0329], ack_time: [1.0268, 1.033] });
+    render(<StevensGraph series={series} handshake={{ syn: [t0, t0 + 1.0265], synAck: [t0 + 1.0267] }} />);
+    expect(
+      screen.getByRole('img', {
+        name: 'Time-sequence graph: 3 data segments, 2 ACKs; SYN at 0.000 s, SYN retry 1 at 1.026 s, SYN-ACK at 1.027 s',
+      }),
+    ).toBeInTheDocument();
+    const plot = plots[0];
+    expect(plot?.opts.hooks?.draw).toHaveLength(1);
+    const view = plot?.scales.x;
+    expect(view?.min).toBeLessThanOrEqual(0);
+    expect(view?.max).toBeGreaterThanOrEqual(1.0329);
+  });
+
+  it('leaves the view alone when the handshake is inside the data', () => {
+    render(<StevensGraph series={makeTimeSequence()} handshake={{ syn: [1714557600.1], synAck: [] }} />);
+    expect(plots[0]?.scales.x).toBeUndefined();
+  });
+});
+
+describe('handshakeMarks', () => {
+  it('names the first SYN and SYN-ACK and numbers their retries, in time order', () => {
+    expect(handshakeMarks([100, 101, 103], [101.5, 102.5], 100).map((m) => [m.label, m.at])).toEqual([
+      ['SYN', 0],
+      ['SYN retry 1', 1],
+      ['SYN-ACK', 1.5],
+      ['SYN-ACK retry 1', 2.5],
+      ['SYN retry 2', 3],
+    ]);
   });
 });
 

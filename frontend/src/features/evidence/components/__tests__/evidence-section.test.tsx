@@ -87,7 +87,10 @@ async function xhrNumber(n: number): Promise<FakeXhr> {
 /** Drop a file, let the upload be created (tus POST → 201 Location), and return the PATCH that sends it. */
 async function startUpload(evidence: Evidence[] = []) {
   const user = userEvent.setup();
-  const api = mockApi({ [`GET /api/incidents/${String(INCIDENT)}/evidence/`]: () => json(evidence) });
+  const api = mockApi({
+    [`GET /api/incidents/${String(INCIDENT)}/evidence/`]: () => json(evidence),
+    [`GET /api/incidents/${String(INCIDENT)}/evidence/deleted/`]: () => json([]),
+  });
   const view = renderWithProviders(<EvidenceSection incidentId={INCIDENT} />);
   await screen.findByText('No evidence uploaded yet.');
   await user.upload(screen.getByLabelText('Upload evidence'), file());
@@ -149,6 +152,7 @@ describe('EvidenceSection uploads', () => {
     const { xhr } = await startUpload();
     mockApi({
       [`GET /api/incidents/${String(INCIDENT)}/evidence/`]: () => json([uploaded]),
+      [`GET /api/incidents/${String(INCIDENT)}/evidence/deleted/`]: () => json([]),
       [`GET /api/incidents/${String(INCIDENT)}/evidence/uploads/${UPLOAD_ID}/`]: () =>
         json({ id: UPLOAD_ID, filename: 'server side.pcap', length: 1000, offset: 1000, expires: null, evidence: 21 }),
       [`GET /api/incidents/${String(INCIDENT)}/evidence/21/`]: () => json(uploaded),
@@ -212,7 +216,10 @@ describe('EvidenceSection uploads', () => {
 
   it('shows the server’s message when the file is too large (413), without retrying', async () => {
     const user = userEvent.setup();
-    mockApi({ [`GET /api/incidents/${String(INCIDENT)}/evidence/`]: () => json([]) });
+    mockApi({
+      [`GET /api/incidents/${String(INCIDENT)}/evidence/`]: () => json([]),
+      [`GET /api/incidents/${String(INCIDENT)}/evidence/deleted/`]: () => json([]),
+    });
     renderWithProviders(<EvidenceSection incidentId={INCIDENT} />);
     await screen.findByText('No evidence uploaded yet.');
     await user.upload(screen.getByLabelText('Upload evidence'), file());

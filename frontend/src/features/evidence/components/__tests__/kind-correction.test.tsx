@@ -24,6 +24,7 @@ describe('Correcting an evidence kind', () => {
     });
     const { requests } = mockApi({
       [`GET ${LIST}`]: () => json([current]),
+      [`GET ${LIST}deleted/`]: () => json([]),
       [`PATCH ${LIST}11/`]: () => {
         current = {
           ...current,
@@ -35,6 +36,8 @@ describe('Correcting an evidence kind', () => {
     });
     renderWithProviders(<EvidenceSection incidentId={4} />);
     const card = await screen.findByRole('article', { name: 'uname.txt' });
+    // A file read as the wrong kind: its kind is among the card's details.
+    await user.click(within(card).getByText('Details'));
     const select = within(card).getByLabelText('Evidence kind');
     expect(select).toHaveValue('latency');
     expect(
@@ -61,6 +64,7 @@ describe('Correcting an evidence kind', () => {
     const user = userEvent.setup();
     setCsrfCookie();
     const { requests } = mockApi({
+      [`GET ${LIST}deleted/`]: () => json([]),
       [`GET ${LIST}`]: () =>
         json([
           makeEvidence({
@@ -89,10 +93,12 @@ describe('Correcting an evidence kind', () => {
     setCsrfCookie();
     mockApi({
       [`GET ${LIST}`]: () => json([makeEvidence({ analysis: makeRun({ status: 'done', progress: 1 }) })]),
+      [`GET ${LIST}deleted/`]: () => json([]),
       [`PATCH ${LIST}11/`]: () => json({ detail: 'The file is still being analysed.' }, 409),
     });
     renderWithProviders(<EvidenceSection incidentId={4} />);
     const card = await screen.findByRole('article', { name: 'client.pcap' });
+    await user.click(within(card).getByText('Details'));
     await user.click(within(card).getByRole('button', { name: 'Analyse again' }));
     expect(await within(card).findByText(/The file is still being analysed/)).toBeInTheDocument();
   });

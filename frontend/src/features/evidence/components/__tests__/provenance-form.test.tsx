@@ -43,9 +43,8 @@ describe('ProvenanceForm', () => {
         }),
     });
     renderWithProviders(<ProvenanceForm evidence={fromTheFile} incidentId={3} />);
-    // Open the form and fill it without the mouse.
-    screen.getByText('Change host, role or time').focus();
-    await user.keyboard('{Enter}');
+    // Open the form (jsdom does not open a <details> from the keyboard; browsers do) and fill it without the mouse.
+    await user.click(screen.getByText('Change host, role or time'));
     const host = screen.getByLabelText('Host');
     expect(host).toHaveAttribute('placeholder', 'client');
     await user.click(host);

@@ -127,3 +127,64 @@ describe('FindingList', () => {
     expect(screen.getAllByRole('button', { expanded: false })).toHaveLength(2);
   });
 });
+
+describe('FindingList, findings drawn across files', () => {
+  const SIX = new Map([
+    [24, { filename: 'client.strace', host: 'client', role: 'client' }],
+    [23, { filename: 'client.pcap', host: 'client', role: 'client' }],
+    [30, { filename: 'server.pcap', host: 'server', role: 'server' }],
+    [20, { filename: 'client-nstat-after.txt', host: 'client', role: 'client' }],
+    [21, { filename: 'client-nstat-before.txt', host: 'client', role: 'client' }],
+  ]);
+  const deadline = (id: number, capture: number) =>
+    makeFinding({
+      id,
+      evidence: null,
+      kind: 'app.deadline_close',
+      key: `deadline-6-${String(capture)}-10.0`,
+      severity: 'high',
+      title: "The client's 10.0 s deadline closed 1 connection while the server was still sending",
+      explanation: `strace and capture ${String(capture)}`,
+      refs: [
+        { evidence: 24, label: 'the deadline', connection: null, packets: null, time: null, lines: null },
+        { evidence: capture, label: 'connection 0', connection: '0', packets: null, time: null, lines: null },
+      ],
+    });
+
+  it('merges one conclusion reached through two captures into one line that names every file', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<FindingList findings={[deadline(42, 23), deadline(43, 30)]} incidentId={3} sources={SIX} />);
+    const [line, ...others] = within(screen.getByRole('list', { name: 'Findings' })).getAllByRole('button', {
+      expanded: false,
+    });
+    expect(others).toHaveLength(0);
+    expect(line).toHaveTextContent(
+      'the same from 2 sets of files: client.strace and client.pcap on client (client), server.pcap on server (server)',
+    );
+    if (!line) throw new Error('no line');
+    await user.click(line);
+    expect(
+      screen.getByRole('region', { name: 'Seen from client.strace on client (client), server.pcap on server (server)' })
+        .textContent,
+    ).toContain('strace and capture 30');
+  });
+
+  it('names the files of a finding across evidence instead of "several files"', () => {
+    const retransmits = makeFinding({
+      id: 47,
+      evidence: null,
+      kind: 'host.retransmits',
+      key: 'counters-3-2',
+      title: '0 TCP segments retransmitted on client',
+      refs: [
+        { evidence: 21, label: 'TcpRetransSegs', connection: null, packets: null, time: null, lines: [55, 55] },
+        { evidence: 20, label: 'TcpRetransSegs', connection: null, packets: null, time: null, lines: [55, 55] },
+      ],
+    });
+    renderWithProviders(<FindingList findings={[retransmits]} incidentId={3} sources={SIX} />);
+    expect(screen.getByRole('button', { expanded: false })).toHaveTextContent(
+      'client-nstat-before.txt and client-nstat-after.txt on client (client)',
+    );
+    expect(screen.queryByText(/several files/)).not.toBeInTheDocument();
+  });
+});
