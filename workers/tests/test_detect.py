@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import io
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from capture_testdata import CAPTURES
@@ -37,12 +39,23 @@ def test_it_tells_empty_text_and_binary_apart() -> None:
     assert sniff(bytes(range(256))) == "binary"
 
 
+def _says_nothing(summary: Mapping[str, Any], settings: Mapping[str, Any] | None) -> None:
+    return None
+
+
 def test_it_lets_a_text_kind_be_added_with_one_registry_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def _vmstat(text: str) -> bool:
         return text.startswith("procs -----")
 
     vmstat = Kind(
-        name="vmstat", label="vmstat", analyze=print, sniff_text=_vmstat, findings=(), fields={}, fuzz_seeds=tmp_path
+        name="vmstat",
+        label="vmstat",
+        analyze=print,
+        sniff_text=_vmstat,
+        findings=(),
+        fields={},
+        fuzz_seeds=tmp_path,
+        describe=_says_nothing,
     )
     monkeypatch.setattr(registry, "KINDS", (*registry.KINDS, vmstat))
     assert sniff(b"procs -----------memory---------- ---swap-- -----io----\n") == "vmstat"
@@ -53,7 +66,16 @@ def test_it_tries_the_kinds_in_the_registry_order(monkeypatch: pytest.MonkeyPatc
     def greedy(text: str) -> bool:
         return True
 
-    first = Kind(name="first", label="", analyze=print, sniff_text=greedy, findings=(), fields={}, fuzz_seeds=tmp_path)
+    first = Kind(
+        name="first",
+        label="",
+        analyze=print,
+        sniff_text=greedy,
+        findings=(),
+        fields={},
+        fuzz_seeds=tmp_path,
+        describe=_says_nothing,
+    )
     monkeypatch.setattr(registry, "KINDS", (first, *registry.KINDS))
     assert sniff(b"1234 10:00:00.000001 close(3) = 0\n") == "first"
     assert sniff(bytes.fromhex("d4c3b2a1") + bytes(60)) == "pcap"  # binary formats by magic before any text
