@@ -320,17 +320,18 @@ def _read_packets(request: Request, incident_id: int, evidence_id: int, conn_id:
 
     evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
     start, time_from, time_to, asked = _packet_query(request)
-    page = read_page(
-        evidence.path,
-        index,
-        conn,
-        first_packet=d["first_packet"],
-        last_packet=d["last_packet"],
-        start=start,
-        time_from=time_from,
-        time_to=time_to,
-        limit=asked if limit is None else limit,
-    )
+    with blobs.store().open(evidence.storage_name) as stored:  # a local file, or ranged reads from the store
+        page = read_page(
+            stored,
+            index,
+            conn,
+            first_packet=d["first_packet"],
+            last_packet=d["last_packet"],
+            start=start,
+            time_from=time_from,
+            time_to=time_to,
+            limit=asked if limit is None else limit,
+        )
     return evidence, index, conn, d, page
 
 
@@ -374,7 +375,8 @@ class ConnectionPacketsPcapView(APIView):
         numbers = [p.number for p in page.packets]
         out = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - FileResponse closes it
         try:
-            write_pcap(evidence.path, index, numbers, out)
+            with blobs.store().open(evidence.storage_name) as stored:
+                write_pcap(stored, index, numbers, out)
         except ValueError:
             return Response({"detail": "This capture is compressed: download the whole file instead."}, status=409)
         out.seek(0)

@@ -251,6 +251,15 @@ def test_a_capture_in_the_store_is_analysed_and_graphed_from_a_stream(
     series = client.get(f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/connections/0/time-sequence/").json()
     assert series["sender"] == "server"
     assert sum(series["seg_len"]) >= 309248  # tshark: the server sent 309,248 payload bytes
+    # the packets behind a finding, and their pcap, are read from the store too (ranged reads, no copy)
+    base = f"/api/incidents/{incident.pk}/evidence/{evidence.pk}/connections/0/"
+    packets = client.get(base + "packets/?limit=1000").json()["packets"]
+    assert packets and packets[0]["number"] == 1 and "SYN" in packets[0]["flags"]
+    response = client.get(base + "packets.pcap")
+    assert response.status_code == 200
+    pcap = b"".join(response.streaming_content)
+    assert pcap[:4] == bytes.fromhex("d4c3b2a1") and len(pcap) > 24 + 16 * len(packets)
+    assert scratch_is_empty(settings)
 
 
 def test_the_stream_reader_reads_ranges_with_read_ahead_and_seeks(s3_store: Any) -> None:

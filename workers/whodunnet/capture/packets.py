@@ -212,8 +212,16 @@ def _start(index: list[Checkpoint], frame: int) -> Checkpoint:
     return best
 
 
+def _opened(stack: contextlib.ExitStack, capture: str | Path | BinaryIO) -> BinaryIO:
+    """The capture as a seekable binary file: a path is opened (and closed with ``stack``); a file object, such
+    as an object store's ranged reader, is used as it is (its owner closes it)."""
+    if isinstance(capture, (str, Path)):
+        return stack.enter_context(open(capture, "rb"))
+    return capture
+
+
 def _scan_rows(
-    path: str | Path, index: list[Checkpoint], first: int, on_rows: Any, limits: Limits
+    capture: str | Path | BinaryIO, index: list[Checkpoint], first: int, on_rows: Any, limits: Limits
 ) -> tuple[int, str | None]:
     """Trace every packet from the checkpoint before ``first`` (file numbering); ``on_rows(rows, frame0)``."""
     from whodunnet.capture.scanner import Scanner
@@ -222,10 +230,12 @@ def _scan_rows(
     start = _start(index, first)
     with contextlib.ExitStack() as stack:
         if start.offset:
-            f = stack.enter_context(open(path, "rb"))
+            f = _opened(stack, capture)
             stream: Any = _Spliced(_header(f), f, start.offset)
         else:  # from the start: also a compressed capture
-            opened = open_capture(path, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
+            if not isinstance(capture, (str, Path)):
+                capture.seek(0)
+            opened = open_capture(capture, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
             stack.callback(opened.close)
             stream = opened.stream
         scanner = Scanner(stream, max_caplen=limits.max_caplen)
@@ -241,7 +251,7 @@ def _scan_rows(
 
 
 def read_page(
-    path: str | Path,
+    capture: str | Path | BinaryIO,
     index: list[Checkpoint],
     conn: Endpoints,
     *,
@@ -327,7 +337,7 @@ def read_page(
             state["done"] = True
             raise _Enough
 
-    _, error = _scan_rows(path, index, max(first_packet, start - warm_packets), on_rows, limits)
+    _, error = _scan_rows(capture, index, max(first_packet, start - warm_packets), on_rows, limits)
     nxt = state["next"]
     if isinstance(nxt, int) and nxt > last_packet:
         nxt = None
@@ -349,7 +359,7 @@ def _records(f: BinaryIO, header: bytes, start: Checkpoint) -> Iterator[tuple[in
         yield frame, rec, data
 
 
-def write_pcap(path: str | Path, index: list[Checkpoint], numbers: list[int], out: IO[bytes]) -> int:
+def write_pcap(capture: str | Path | BinaryIO, index: list[Checkpoint], numbers: list[int], out: IO[bytes]) -> int:
     """Write the packets numbered ``numbers`` (sorted) as a pcap file to ``out``; returns how many.
 
     A pcap input keeps its own header and records; a pcapng input's packet blocks are
@@ -360,7 +370,8 @@ def write_pcap(path: str | Path, index: list[Checkpoint], numbers: list[int], ou
     wanted = set(numbers)
     last = numbers[-1]
     written = 0
-    with open(path, "rb") as f:
+    with contextlib.ExitStack() as stack:
+        f = _opened(stack, capture)
         header = _header(f)
         if header[:4] in PCAP_MAGICS:
             out.write(header)
