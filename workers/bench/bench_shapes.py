@@ -71,6 +71,8 @@ SHAPES = {
         5,
         flows=6,
         short=20_000,
+        concurrency=256,  # at 64 the downloads filled the 2.9 M packets before a third of the short ones ran
+        procs=2,
         packets=2_900_000,
     ),
     "many": Shape(
