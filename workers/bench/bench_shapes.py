@@ -19,7 +19,8 @@ start to its exit with ``wait4`` (wall time and that process's peak RSS):
 
 - ``whodunnet analyze FILE --json > out.json``: what a user runs, process start-up included;
 - the same analysis inside a process that has already loaded the kernel (a worker's view);
-- ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``.
+- ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``;
+- the Stevens graph of the capture's largest connection (``time_sequence``, as the console's graph asks for it).
 
 The last column says how many times faster the end-to-end ``whodunnet analyze`` is than each
 row (below 1.0: slower). Nothing here is a pass or fail: the figures are printed, not judged.
@@ -176,6 +177,34 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     return packets, rows
 
 
+STEVENS = r"""
+import sys, time
+from pathlib import Path
+from whodunnet.capture.analyzer import analyze_capture
+from whodunnet.capture.timeseq import time_sequence
+from whodunnet.limits import DEFAULT_LIMITS
+path = Path(sys.argv[1])
+result, _ = analyze_capture(0, path, limits=DEFAULT_LIMITS)
+top = max(result.connections, key=lambda c: c.c2s.packets + c.s2c.packets)
+times = []
+for _ in range(3):
+    t = time.perf_counter()
+    graph = time_sequence(path, top.id)
+    times.append(time.perf_counter() - t)
+print(top.c2s.packets + top.s2c.packets, min(times), max(times), len(graph.seg_time) + len(graph.ack_time))
+"""
+
+
+def stevens(path: Path) -> str:
+    """The Stevens graph of the connection with the most packets, in a started worker (3 tries)."""
+    out = subprocess.run([sys.executable, "-c", STEVENS, str(path)], capture_output=True, text=True, check=True)
+    packets, fastest, slowest, points = out.stdout.split()
+    return (
+        f"Stevens graph of its largest connection ({int(packets):,} packets): {float(fastest):.2f}–"
+        f"{float(slowest):.2f} s in a started worker, {int(points):,} points drawn"
+    )
+
+
 def forms(path: Path, tmp: Path) -> list[tuple[str, Path]]:
     out = [("pcap", path)]
     if shutil.which("editcap"):
@@ -238,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, tuple[int, li
             drops = make_capture(shape, path)
             print(f"  made in {time.perf_counter() - t:.0f} s", flush=True)
         everything[shape.name] = report(shape, path, f"(tcpdump: {drops})" if drops else "")
+        print(stevens(path), flush=True)
     if not args.no_cold:
         empty, warm = bench_capture.cold_start(bench_capture.TINY)
         print(f"\nkernel start: {empty:.2f} s with an empty numba cache (compile), {warm:.2f} s with the cache")

@@ -25,8 +25,12 @@ pytestmark = [
 ]
 
 
-def test_the_smoke_benchmark_times_every_form_with_every_tool(tmp_path: Path) -> None:
+def test_the_smoke_benchmark_times_every_form_with_every_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (smoke,) = bench_shapes.main(["--smoke", "--dir", str(tmp_path), "--no-cold"]).values()
+    graph = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Stevens graph"))
+    assert "largest connection (" in graph and " points drawn" in graph, graph
     assert sorted(smoke) == ["gzip", "pcap", "pcapng"]
     packets = {form: n for form, (n, _) in smoke.items()}
     assert packets["pcap"] > 50_000, packets  # real traffic was captured
