@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from whodunnet import registry
 from whodunnet.engine import analyze, snapshot_pairing
 from whodunnet.model import Finding, Provenance
 
@@ -171,6 +172,35 @@ def test_conntrack_per_host_from_every_sysctl_file(tmp_path: Path) -> None:
             256, 256, 200, 400)  # fmt: skip
         assert f.data["tuples_exceed_table"] is True and f.severity == "high"
         assert "drop 36" in f.title
+
+
+#: ``ethtool eth0`` as node_exporter's fixture recorded it (Speed: 1000Mb/s; see host/data/README.md).
+ETHTOOL_ETH0 = Path(__file__).parent / "host" / "data" / "node_exporter_ethtool_eth0_settings.txt"
+
+
+@pytest.mark.parametrize("with_command_line", [True, False])
+def test_link_speed_from_plain_ethtool_output_judges_the_interface_rate(
+    tmp_path: Path, with_command_line: bool
+) -> None:
+    # The checklist asks for `ethtool IFACE`: its real output, alone in a file, gives the link speed, whether or
+    # not the file starts with the command (the interface is then named by "Settings for eth0:").
+    ethtool = ETHTOOL_ETH0.read_text()
+    if not with_command_line:
+        ethtool = ethtool.removeprefix("# ethtool eth0\n")
+    paths = write(tmp_path, {
+        "db1-ip-s-link-before.txt": "=== 1795294000\n" + ip_s_link("eth0", 1_000, 0, 1_000),
+        "db1-ip-s-link-after.txt": "=== 1795294010\n" + ip_s_link("eth0", 1_100_000, 0, 1_000),
+        "db1-ethtool-eth0.txt": ethtool,
+    })  # fmt: skip
+    result = analyze(sorted(paths.values()))
+    (card,) = [e for e in result.evidence if e.name == "db1-ethtool-eth0.txt"]
+    assert card.kind == "counters" and card.error is None  # its other settings lines are not "unreadable"
+    counters = registry.kind("counters")
+    assert counters is not None and counters.describe(card.summary, None) == "ethtool: eth0 link 1,000 Mbit/s"
+    (usage,) = [f for f in result.findings if f.kind == "neighbours.link_usage"]
+    (row,) = usage.data["interfaces"]
+    assert row["limit_bps"] == 1e9 and row["limit_source"] == "NIC speed (db1-ethtool-eth0.txt)"
+    assert usage.data["near_limit"] == ["eth0"]
 
 
 def test_link_speed_from_sys_class_net_judges_the_interface_rate(tmp_path: Path) -> None:

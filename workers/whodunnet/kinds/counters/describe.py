@@ -27,6 +27,7 @@ def describe(summary: Mapping[str, Any], earlier: Mapping[str, Any] | None = Non
         + _interfaces(summary, earlier)
         + _ethtool(summary, earlier)
         + _conntrack(summary, earlier)
+        + _speeds(summary)
     )
     if not said:
         return None
@@ -127,3 +128,9 @@ def _ethtool(summary: Mapping[str, Any], earlier: Mapping[str, Any] | None) -> l
             else f"{name}: {plural(len(now), 'NIC counter')}, no drops"
         )
     return out
+
+
+def _speeds(summary: Mapping[str, Any]) -> list[str]:
+    """The links' speeds the file gives (``eth0 link 1,000 Mbit/s``)."""
+    speeds = numbers(summary.get("speeds_mbps"))
+    return [f"{iface} link {count(mbps)} Mbit/s" for iface, mbps in sorted(speeds.items())]

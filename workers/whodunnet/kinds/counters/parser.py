@@ -41,6 +41,7 @@ _PAIR = re.compile(r"(?P<k>[a-z]+)[ :](?P<v>\d+)")
 _PROCDEV_ROW = re.compile(r"^\s*(?P<name>[^\s:]+):\s*(?P<nums>\d+(?:\s+\d+){15})\s*$")
 _ETHTOOL_ROW = re.compile(r"^\s+(?P<k>\S.*?):\s+(?P<v>-?\d+)\s*$")  # keys may hold ": " (rxq0: rx_pkts)
 _ETHTOOL_CMD = re.compile(r"^(?:#|\$)\s*ethtool(?:\s+-S)?\s+(?P<iface>\S+)\s*$")
+_ETHTOOL_SETTINGS = re.compile(r"^Settings for (?P<iface>\S+):$")  # ``ethtool IFACE``'s first line
 #: ``grep . /sys/class/net/*/speed``: a NIC's link speed in Mbit/s (-1 or absent when it has none).
 _SYS_SPEED = re.compile(r"^/sys/class/net/(?P<iface>[^/\s]+)/speed:\s*(?P<v>-?\d+)$")
 _SPEED = re.compile(r"^\s*Speed:\s*(?P<v>\d+)\s*Mb/s", re.I)
@@ -173,6 +174,8 @@ class CounterParser:
         self._procdev = False
         self._ethtool: str | None = None
         self._ethtool_name = "nic"
+        #: Inside ``ethtool IFACE``'s settings block: its other lines (link modes, duplex, ...) are not counters.
+        self._ethtool_settings = False
         self._ct_header: list[str] | None = None
 
     def _format(self, name: str) -> None:
@@ -208,6 +211,10 @@ class CounterParser:
             return
         if (m := _ETHTOOL_CMD.match(stripped)) is not None:
             self._ethtool_name = m.group("iface")
+            return
+        if (m := _ETHTOOL_SETTINGS.match(stripped)) is not None:
+            self._format("ethtool")
+            self._ethtool_name, self._ethtool_settings = m.group("iface"), True
             return
         if (m := _SYS_SPEED.match(stripped)) is not None:
             if int(m.group("v")) > 0:
@@ -352,6 +359,8 @@ class CounterParser:
             self._format("nstat")
             self._set(m.group("k"), int(m.group("v")), n)
             return
+        if self._ethtool_settings and (s[:1].isspace() or stripped.startswith("netlink error:")):
+            return  # a setting of the link other than its speed, or ethtool saying what it could not read
         self.log.bad(n, "not a line of a known counters format", text)
 
     def _netstat_line(self, n: int, s: str, text: str) -> None:

@@ -9,7 +9,7 @@ from whodunnet.kinds.text import first_lines, share
 _COUNTER_MARKERS = re.compile(
     r"^(#kernel$|TcpExt: |IpExt: |Ip: Forwarding|Tcp: RtoAlgorithm|\d+: \S+: <.*> mtu|\S+: flags=\d+<|\S+\s+Link encap:|"  # noqa: E501
     r"Inter-\|\s+Receive|NIC statistics:|cpu=\d+\s+found=|entries\s+(?:searched|clashres)\s+found|(Ip|Tcp|Udp|TcpExt|Icmp):$|"  # noqa: E501
-    r"Kernel Interface table$|Iface\s+MTU\s+(?:Met\s+)?RX-OK\s|/sys/class/net/[^/\s]+/speed:-?\d+$)"
+    r"Kernel Interface table$|Iface\s+MTU\s+(?:Met\s+)?RX-OK\s|/sys/class/net/[^/\s]+/speed:-?\d+$|Settings for \S+:$)"
 )
 _CT = re.compile(r"^(/proc/sys/net/netfilter/|net\.netfilter\.)?nf_conntrack_(count|max)\s*[:= ]\s*\d+$")
 _NSTAT = re.compile(r"^[A-Z][A-Za-z0-9]+\s+-?\d+(\s+[\d.]+)?$")
