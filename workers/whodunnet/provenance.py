@@ -6,7 +6,7 @@ sysctl dump, the host in ``uname -a``, the timestamp line of a snapshot), then t
 person gave (the CLI's ``--host``/``--role``/``--taken-at``/``--manifest``, the console's
 evidence card) over it: a given field always wins and is marked ``"user"``.
 ``across`` then fills what one file alone cannot say from the others of the incident (a
-capture's host is the host whose ``ip addr``/``ss`` output holds the capture's addresses).
+capture's host is the host whose ``ss`` output lists the capture's connections from its side).
 """
 
 from __future__ import annotations
