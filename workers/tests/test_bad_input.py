@@ -6,6 +6,7 @@ import gzip
 import io
 import os
 import struct
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -224,6 +225,22 @@ def test_it_reports_a_truncated_gzip_with_the_partial_result(tmp_path: Path) -> 
     assert ev.error is not None
     assert 0 < ev.summary["packets"] < 289
     assert ev.error.offset == len(data) // 2 and ev.error.message.endswith("(offset counted in the gzip file)")
+
+
+def test_a_gzip_captures_read_ahead_thread_ends_with_its_analysis_however_it_ends(tmp_path: Path) -> None:
+    # A gzip capture is inflated by a thread ahead of the reader; a worker analyses file after file, so the
+    # thread must end when the analysis does: read to the end, cut short, corrupt, or stopped at the limit.
+    data = (CAPTURES / "iso-download.pcap.gz").read_bytes()
+    (tmp_path / "whole.pcap.gz").write_bytes(data)
+    (tmp_path / "cut.pcap.gz").write_bytes(data[: len(data) // 2])
+    (tmp_path / "corrupt.pcap.gz").write_bytes(data[:4000] + bytes(200) + data[4200:])
+    zero_packet_gzip(tmp_path / "bomb.pcap.gz", 16 * 1024 * 1024)
+    results = analyze(sorted(tmp_path.iterdir()), limits=Limits(max_input_bytes=8 * 1024 * 1024)).evidence
+    errors = {Path(ev.path).name: ev.error.message if ev.error else None for ev in results}
+    assert errors["whole.pcap.gz"] is None
+    assert "the gzip data" in str(errors["cut.pcap.gz"]) and "the gzip data" in str(errors["corrupt.pcap.gz"])
+    assert "larger than the limit" in str(errors["bomb.pcap.gz"])
+    assert [t.name for t in threading.enumerate() if t.name == "gzip read-ahead"] == []
 
 
 def test_it_says_which_bytes_an_offset_in_a_gzip_counts(tmp_path: Path) -> None:

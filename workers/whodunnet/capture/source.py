@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import os
+import queue
+import threading
 import zlib
 from collections import deque
 from pathlib import Path
@@ -37,6 +39,8 @@ RAW_CHUNK = 256 * 1024
 MAX_INFLATE = 1 << 20
 #: How many recent reads remember where they were in the compressed file (for error offsets).
 MARKS = 256
+#: Inflated blocks (of up to ``MAX_INFLATE``) a gzip capture's read-ahead thread keeps ready.
+READ_AHEAD_BLOCKS = 4
 
 
 class GzipError(MalformedInput):
@@ -67,8 +71,10 @@ class GzipSource:
         self.raw_bytes = 0
         #: Every byte the decompressor produced (the gzip-bomb test checks this).
         self.decompressed_bytes = 0
-        #: (decompressed bytes produced, compressed bytes read) after each recent read.
+        #: (decompressed bytes produced, compressed bytes read) after each recent read; the lock because
+        #: the read-ahead thread appends while an error's offset may be looked up.
         self._marks: deque[tuple[int, int]] = deque(maxlen=MARKS)
+        self._marks_lock = threading.Lock()
 
     def read(self, n: int, /) -> bytes:
         while not self._done:
@@ -100,14 +106,17 @@ class GzipSource:
                 self.decompressed_bytes += len(out)
                 if self._guard is not None:
                     self._guard.check(compressed=self.raw_bytes - len(self._pending), inflated=self.decompressed_bytes)
-                self._marks.append((self.decompressed_bytes, self.raw_bytes - len(self._pending)))
+                with self._marks_lock:
+                    self._marks.append((self.decompressed_bytes, self.raw_bytes - len(self._pending)))
                 return bytes(out)
         return b""
 
     def compressed_position(self, offset: int) -> int | None:
         """How far into the gzip file the decompressor had read when it produced byte ``offset``
         of the decompressed data (None when that was too long ago to remember)."""
-        for produced, read in self._marks:
+        with self._marks_lock:
+            marks = list(self._marks)
+        for produced, read in marks:
             if produced > offset:
                 return read
         return None
@@ -116,6 +125,67 @@ class GzipSource:
         data = self._raw.read(RAW_CHUNK)
         self.raw_bytes += len(data)
         return data
+
+
+class ReadAhead:
+    """Inflates a gzip stream in a thread, ``READ_AHEAD_BLOCKS`` blocks ahead of the reader.
+
+    The capture kernel releases the GIL while it scans a buffer, and so does isal while it inflates: with the
+    two on two cores a gzip capture is read at the decompressor's speed rather than at the sum of both. The
+    thread never inflates past ``cap`` bytes in total (the input limit + 1, what ``LimitedSource`` would ask
+    for), so a gzip bomb is still stopped at the limit; an error the inflating meets (corrupt data, a refused
+    bomb) is raised to the reader where the stream reaches it, after every byte before it.
+    """
+
+    def __init__(self, inner: GzipSource, cap: int, *, blocks: int = READ_AHEAD_BLOCKS) -> None:
+        self._inner = inner
+        self._left = cap
+        self._ready: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=blocks)
+        self._block = memoryview(b"")
+        self._ended = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gzip read-ahead", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                data = self._inner.read(min(MAX_INFLATE, self._left)) if self._left > 0 else b""
+                self._left -= len(data)
+                self._hand(data)
+                if not data:
+                    return
+        except BaseException as exc:  # handed to the reader, raised there
+            self._hand(exc)
+
+    def _hand(self, item: bytes | BaseException) -> None:
+        while not self._stop.is_set():
+            try:
+                self._ready.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def read(self, n: int, /) -> bytes:
+        if not self._block:
+            if self._ended:
+                return b""
+            if self._thread.ident is None:  # started by the first read: nothing runs for a capture never read
+                self._thread.start()
+            item = self._ready.get()
+            if isinstance(item, BaseException):
+                self._ended = True
+                raise item
+            if not item:
+                self._ended = True
+                return b""
+            self._block = memoryview(item)
+        out, self._block = self._block[:n], self._block[n:]
+        return bytes(out)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.ident is not None:
+            self._thread.join()
 
 
 class LimitedSource:
@@ -192,7 +262,8 @@ class OpenedCapture:
             base = _Prefixed(start, raw)
         self.compressed = start == GZIP_MAGIC
         self.gzip = GzipSource(base, guard) if self.compressed else None
-        inner: ByteSource = self.gzip if self.gzip is not None else base
+        self._ahead = ReadAhead(self.gzip, max_input_bytes + 1) if self.gzip is not None else None
+        inner: ByteSource = self._ahead if self._ahead is not None else base
         self.stream = LimitedSource(inner, max_input_bytes)
 
     @property
@@ -219,6 +290,8 @@ class OpenedCapture:
         return f" (offset counted in the decompressed data, reached within the first {read:,} bytes of the gzip file)"
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
         if self._owns_raw:
             self.raw.close()
 
