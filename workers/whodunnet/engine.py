@@ -7,8 +7,8 @@ raises for bad input: a file that cannot be read is an ``EvidenceResult`` with a
 over results alone (the backend calls it for a whole incident).
 
 A file is a path, or a ``Source``: a file kept elsewhere (an object store) that the engine
-opens as a stream. A kind that reads streams (``Kind.streams``: captures) reads it as it
-arrives; any other kind gets the local copy the source makes for it.
+opens as a stream. A kind that reads streams (``Kind.streams``: every kind today, captures and
+text alike) reads it as it arrives; any other kind gets the local copy the source makes for it.
 """
 
 from __future__ import annotations

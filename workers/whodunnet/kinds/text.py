@@ -1,6 +1,7 @@
 """The streaming text runner every text evidence kind reads through (strace, counters, ss, ...).
 
-``read_text(path, reader)`` walks the file one line at a time (plain or gzip) and hands each
+``read_text(source, reader)`` walks the file (a path, or an open binary stream such as an object store's
+ranged reader: ``Kind.streams``) one line at a time (plain or gzip) and hands each
 line, with its 1-based number, to ``reader.feed``: no kind holds the file or a list of its
 lines, so memory grows with what a kind keeps (sockets, counters), never with the file.
 A reader keeps going past a line it cannot read and records it in the run's ``LineLog`` as a
@@ -22,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from whodunnet.errors import InputTooLarge, MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, InflateGuard, Limits, SmallReads
@@ -61,22 +62,32 @@ class LineLog:
         return {"bad_line_count": self.count, "bad_lines": [b.to_json() for b in self.listed]}
 
 
+#: What the text runner reads: a path, the bytes themselves, or an open seekable binary stream (left open).
+TextSource = str | Path | bytes | BinaryIO
+
+
 def iter_lines(
-    source: str | Path | bytes, *, limits: Limits = DEFAULT_LIMITS, on_progress: Callable[[float], None] | None = None
+    source: TextSource, *, limits: Limits = DEFAULT_LIMITS, on_progress: Callable[[float], None] | None = None
 ) -> Iterator[tuple[int, str]]:
     """``(line_number, text)`` for each line (without its newline), gzip or plain.
 
     Bytes that are not UTF-8 are replaced, not fatal. Raises ``InputTooLarge`` (with the
-    line number) once more than ``limits.max_input_bytes`` have been read.
+    line number) once more than ``limits.max_input_bytes`` have been read. A stream is read from
+    its start and left open (its owner closes it).
     """
-    raw: io.BufferedIOBase
+    raw: Any
     total = 0
+    owned = True
     if isinstance(source, bytes):
         raw = io.BytesIO(source)
         total = len(source)
-    else:
+    elif isinstance(source, (str, Path)):
         raw = open(source, "rb")  # noqa: SIM115 - closed in the finally below
         total = Path(source).stat().st_size
+    else:
+        raw, owned = source, False
+        total = raw.seek(0, io.SEEK_END)
+        raw.seek(0)
     try:
         head = raw.read(2)
         raw.seek(0)
@@ -109,7 +120,8 @@ def iter_lines(
                 on_progress(min(1.0, raw.tell() / total))
             yield number, chunk.decode("utf-8", errors="replace").rstrip("\r\n")
     finally:
-        raw.close()
+        if owned:
+            raw.close()
 
 
 class LineReader(Protocol):
@@ -128,7 +140,7 @@ class TextRun:
 
 
 def read_text(
-    source: str | Path | bytes,
+    source: TextSource,
     reader: LineReader,
     *,
     log: LineLog | None = None,
@@ -157,7 +169,7 @@ R = TypeVar("R", bound=LineReader)
 
 
 def read_with(
-    source: str | Path | bytes,
+    source: TextSource,
     make_reader: Callable[[LineLog], R],
     *,
     limits: Limits = DEFAULT_LIMITS,
@@ -205,7 +217,7 @@ class HeadFirst:
             self.reader.feed(number, text)
 
 
-def text_result(path: Path, kind: str, summary: dict[str, Any], run: TextRun) -> EvidenceResult:
+def text_result(path: Path | BinaryIO, kind: str, summary: dict[str, Any], run: TextRun) -> EvidenceResult:
     """The evidence entry of a text file: its summary, its bad lines, and where reading stopped."""
     log, error = run.log, run.error
     summary = {"lines": run.lines, **summary, **log.to_json()}
@@ -219,7 +231,8 @@ def text_result(path: Path, kind: str, summary: dict[str, Any], run: TextRun) ->
             f"(first: line {first.line}: {first.message})",
             line=first.line,
         )
-    return EvidenceResult(path=str(path), kind=kind, summary=summary, error=info)
+    name = str(path) if isinstance(path, (str, Path)) else str(getattr(path, "name", ""))
+    return EvidenceResult(path=name, kind=kind, summary=summary, error=info)
 
 
 def first_lines(text: str, limit: int = 40) -> list[str]:

@@ -12,6 +12,7 @@ KIND = Kind(
     name="app_config",
     label="Application config",
     analyze=analyze_app_config,
+    streams=True,
     sniff_text=is_app_config,
     findings=FINDINGS,
     fields=FIELDS,

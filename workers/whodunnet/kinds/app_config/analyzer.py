@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf, window_text
 from whodunnet.kinds.text import LineLog, read_with, text_result
@@ -57,7 +57,11 @@ class PropertiesReader:
 
 
 def analyze_app_config(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Kafka client properties and what receive.buffer.bytes / request.timeout.ms mean for the socket."""
     reader, run = read_with(path, PropertiesReader, limits=limits, progress=progress)

@@ -17,6 +17,7 @@ KIND = Kind(
     name="counters",
     label="Host counters",
     analyze=analyze_counters,
+    streams=True,
     sniff_text=is_counters,
     findings=FINDINGS,
     fields=FIELDS,

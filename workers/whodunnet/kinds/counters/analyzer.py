@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kinds.counters.parser import CounterParser
 from whodunnet.kinds.text import read_with, text_result
@@ -21,7 +21,7 @@ KIND = "counters"
 
 def analyze_counters(
     index: int,
-    path: Path,
+    path: Path | BinaryIO,
     *,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[float], None] | None = None,

@@ -15,6 +15,7 @@ KIND = Kind(
     name="firewall",
     label="Firewall rule counters",
     analyze=analyze_firewall,
+    streams=True,
     sniff_text=is_firewall,
     findings=FINDINGS,
     fields=FIELDS,

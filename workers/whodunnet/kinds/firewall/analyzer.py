@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from whodunnet.kinds.firewall.parser import FirewallParser
 from whodunnet.kinds.text import read_with, text_result
@@ -19,7 +20,11 @@ KIND = "firewall"
 
 
 def analyze_firewall(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Every rule with a counter: its table, chain, text, verdict, packets and bytes, and its line."""
     parser, run = read_with(path, FirewallParser, limits=limits, progress=progress)

@@ -18,6 +18,7 @@ KIND = Kind(
     name="kernel_versions",
     label="Kernel versions",
     analyze=analyze_kernel_versions,
+    streams=True,
     sniff_text=is_kernel_versions,
     findings=FINDINGS,
     fields=FIELDS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kernel.versions import KernelVersion, parse_line
 from whodunnet.kinds.text import LineLog, read_with, text_result
@@ -46,7 +46,11 @@ class VersionReader:
 
 
 def analyze_kernel_versions(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """The versions in the file, each with host, role (before/after) and line."""
     reader, run = read_with(path, VersionReader, limits=limits, progress=progress)

@@ -14,6 +14,7 @@ KIND = Kind(
     name="latency",
     label="Latency samples",
     analyze=analyze_latency,
+    streams=True,
     sniff_text=is_latency,
     findings=FINDINGS,
     fields=FIELDS,

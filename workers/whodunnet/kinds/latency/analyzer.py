@@ -23,7 +23,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kinds.latency.modes import Distribution, find_modes
 from whodunnet.kinds.latency.parser import Latency, LatencyReader
@@ -108,7 +108,11 @@ class Failures:
 
 
 def analyze_latency(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Latency samples or a netperf result: the histogram, the TCP timer modes in it, failures and the tail."""
     log = LineLog()

@@ -18,6 +18,7 @@ KIND = Kind(
     name="sockets",
     label="Socket statistics (ss)",
     analyze=analyze_sockets,
+    streams=True,
     sniff_text=is_sockets,
     findings=FINDINGS,
     fields=FIELDS,

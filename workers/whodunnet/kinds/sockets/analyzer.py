@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kinds.sockets.bbr import BbrTally, bbr_finding, prefix_of
 from whodunnet.kinds.sockets.parser import Sample, choose_reader
@@ -63,7 +63,7 @@ class SocketTally:
 
 def analyze_sockets(
     index: int,
-    path: Path,
+    path: Path | BinaryIO,
     *,
     limits: Limits = DEFAULT_LIMITS,
     progress: Callable[[float], None] | None = None,

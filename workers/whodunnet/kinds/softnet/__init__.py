@@ -15,6 +15,7 @@ KIND = Kind(
     name="softnet",
     label="CPU backlog (softnet_stat)",
     analyze=analyze_softnet,
+    streams=True,
     sniff_text=is_softnet,
     findings=FINDINGS,
     fields=FIELDS,

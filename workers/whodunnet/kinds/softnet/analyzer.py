@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from whodunnet.kinds.softnet.parser import SoftnetParser
 from whodunnet.kinds.text import read_with, text_result
@@ -18,7 +19,11 @@ KIND = "softnet"
 
 
 def analyze_softnet(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Each CPU's processed, dropped and time-squeeze counters, with the line it came from."""
     parser, run = read_with(path, SoftnetParser, limits=limits, progress=progress)

@@ -13,6 +13,7 @@ KIND = Kind(
     name="strace",
     label="strace output",
     analyze=analyze_strace,
+    streams=True,
     sniff_text=is_strace,
     findings=FINDINGS,
     fields=FIELDS,

@@ -13,7 +13,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kernel.window import REFERENCE_KERNELS, window_for_rcvbuf, window_text
 from whodunnet.kinds.strace.parser import Socket, StraceTrace, Timeout
@@ -29,7 +29,11 @@ FIXED_AGE_MIN_S = 1.0
 
 
 def analyze_strace(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Parse one strace file; its summary lists the sockets (for the combined analysis) and the timeouts."""
     trace, run = read_with(path, StraceTrace, limits=limits, progress=progress)

@@ -11,6 +11,7 @@ KIND = Kind(
     name="sysctl",
     label="sysctl values",
     analyze=analyze_sysctl,
+    streams=True,
     sniff_text=is_sysctl,
     findings=(),
     fields={},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from whodunnet.kinds.sysctl.parser import Sysctl
 from whodunnet.kinds.text import read_with, text_result
@@ -20,7 +20,11 @@ KIND = "sysctl"
 
 
 def analyze_sysctl(
-    index: int, path: Path, *, limits: Limits = DEFAULT_LIMITS, progress: Callable[[float], None] | None = None
+    index: int,
+    path: Path | BinaryIO,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Every ``name = value`` with its line (or the one bare value of a ``cat /proc/sys/...``)."""
     sysctl, run = read_with(path, Sysctl, limits=limits, progress=progress)
