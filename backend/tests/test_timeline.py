@@ -178,7 +178,8 @@ def test_a_live_reader_keeps_up_with_1000_events_a_second_and_sees_each_once(own
     # A writer commits 50 events every 50 ms (1,000 a second, in separate transactions, the database setting
     # each one's time) for 4 s while a reader polls as the console does: again at once while the server says
     # there is more, otherwise once a second.
-    stop, written = threading.Event(), []
+    stop = threading.Event()
+    written: list[str] = []
 
     def writer() -> None:
         try:
