@@ -71,7 +71,25 @@ export function handshakeMarks(
   return [...marks(synTimes, 'SYN'), ...marks(synAckTimes, 'SYN-ACK')].sort((a, b) => a.at - b.at);
 }
 
-/** Draws each mark as a dashed line the plot's height, its label at the top (alternating rows, so none overlap). */
+/** Space between two labels on one row, in CSS pixels. */
+const LABEL_GAP = 6;
+
+/**
+ * The row of each label (0 is the top one): a label goes on the highest row where it starts clear of the label
+ * before it on that row, so labels of marks close together (a SYN and its SYN-ACK a millisecond apart, retries
+ * 1 s apart zoomed out) stack instead of overlapping. `xs` in drawing order, left to right; widths the same units.
+ */
+export function labelRows(xs: readonly number[], widths: readonly number[], gap = LABEL_GAP): number[] {
+  const rowEnds: number[] = [];
+  return xs.map((x, i) => {
+    let row = rowEnds.findIndex((end) => x >= end + gap);
+    if (row === -1) row = rowEnds.length;
+    rowEnds[row] = x + (widths[i] ?? 0);
+    return row;
+  });
+}
+
+/** Draws each mark as a dashed line the plot's height, its label at the top (stacked where labels would touch). */
 export function drawMarks(u: BandCanvas & { ctx: CanvasRenderingContext2D }, marks: readonly HandshakeMark[]): void {
   const { bbox, ctx } = u;
   ctx.save();
@@ -79,14 +97,22 @@ export function drawMarks(u: BandCanvas & { ctx: CanvasRenderingContext2D }, mar
   ctx.fillStyle = HANDSHAKE_COLOUR;
   ctx.setLineDash([5, 4]);
   ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
-  marks.forEach((mark, i) => {
-    const x = u.valToPos(mark.at, 'x', true);
-    if (x < bbox.left || x > bbox.left + bbox.width) return;
+  const shown = marks
+    .map((mark) => ({ mark, x: u.valToPos(mark.at, 'x', true) }))
+    .filter(({ x }) => x >= bbox.left && x <= bbox.left + bbox.width)
+    .sort((a, b) => a.x - b.x);
+  const pad = 3 * devicePixelRatio;
+  const rows = labelRows(
+    shown.map(({ x }) => x + pad),
+    shown.map(({ mark }) => ctx.measureText(mark.label).width),
+    LABEL_GAP * devicePixelRatio,
+  );
+  shown.forEach(({ mark, x }, i) => {
     ctx.beginPath();
     ctx.moveTo(x, bbox.top);
     ctx.lineTo(x, bbox.top + bbox.height);
     ctx.stroke();
-    ctx.fillText(mark.label, x + 3 * devicePixelRatio, bbox.top + 12 * devicePixelRatio * (1 + (i % 3)));
+    ctx.fillText(mark.label, x + pad, bbox.top + 12 * devicePixelRatio * (1 + (rows[i] ?? 0)));
   });
   ctx.restore();
 }

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTimeSequence } from '@/testing/fixtures';
 
 import { toStevensData } from '../../lib/stevens-data';
-import { drawBand, handshakeMarks, initialView, STEVENS_COLOURS } from '../../lib/stevens-options';
+import { drawBand, handshakeMarks, initialView, labelRows, STEVENS_COLOURS } from '../../lib/stevens-options';
 import { StevensGraph } from '../stevens-graph';
 
 // jsdom has no 2D canvas context, so uPlot cannot draw here: a stand-in records what it was asked
@@ -166,6 +166,28 @@ describe('handshakeMarks', () => {
       ['SYN-ACK retry 1', 2.5],
       ['SYN retry 2', 3],
     ]);
+  });
+});
+
+describe('labelRows', () => {
+  it('stacks labels that would touch and puts a label back on the top row once there is room', () => {
+    // Zoomed out on a 30 s connection: a SYN, its four retries and a SYN-ACK within a few pixels of each other,
+    // then two SYN-ACK retries far to the right.
+    const xs = [10, 12, 14, 16, 18, 20, 200, 210];
+    const widths = [30, 70, 70, 70, 70, 50, 90, 90];
+    const rows = labelRows(xs, widths);
+    expect(rows).toEqual([0, 1, 2, 3, 4, 5, 0, 1]);
+    // No two labels on one row overlap.
+    for (let i = 0; i < xs.length; i += 1) {
+      for (let j = i + 1; j < xs.length; j += 1) {
+        if (rows[i] !== rows[j]) continue;
+        expect((xs[j] ?? 0) >= (xs[i] ?? 0) + (widths[i] ?? 0)).toBe(true);
+      }
+    }
+  });
+
+  it('keeps labels far apart on one row', () => {
+    expect(labelRows([0, 100, 200, 300], [50, 50, 50, 50])).toEqual([0, 0, 0, 0]);
   });
 });
 
