@@ -50,10 +50,12 @@ describe('VerdictStrip', () => {
       'To settle it: upload ethtool IFACE or <img src=x onerror=alert(1)> from broker-2',
     );
     expect(layers[1]).not.toHaveTextContent('`');
-    expect(within(layers[1] as HTMLElement).getByText('ethtool IFACE').tagName).toBe('CODE');
-    expect(within(layers[1] as HTMLElement).getByText('<img src=x onerror=alert(1)>').tagName).toBe('CODE');
+    const network = layers[1];
+    if (!network) throw new Error('no Network layer');
+    expect(within(network).getByText('ethtool IFACE').tagName).toBe('CODE');
+    expect(within(network).getByText('<img src=x onerror=alert(1)>').tagName).toBe('CODE');
     expect(strip.querySelector('img')).toBeNull();
-    expect(within(layers[1] as HTMLElement).getByTitle(/^To settle it: upload ethtool IFACE or/)).toBeInTheDocument();
+    expect(within(network).getByTitle(/^To settle it: upload ethtool IFACE or/)).toBeInTheDocument();
     expect(layers[2]).toHaveTextContent('Suggested');
     expect(layers[2]).toHaveTextContent('Culprit');
     // One line: the first sentence, numbers kept whole, the rest stays in the checklist below.
