@@ -89,30 +89,55 @@ export function labelRows(xs: readonly number[], widths: readonly number[], gap 
   });
 }
 
+/** What drawing the marks needs of a plot: what uPlot has, and what a test can stand in for. */
+export interface MarkCanvas extends Omit<BandCanvas, 'ctx'> {
+  ctx: Pick<
+    CanvasRenderingContext2D,
+    | 'save'
+    | 'restore'
+    | 'setLineDash'
+    | 'beginPath'
+    | 'moveTo'
+    | 'lineTo'
+    | 'stroke'
+    | 'fillText'
+    | 'measureText'
+    | 'strokeStyle'
+    | 'fillStyle'
+    | 'font'
+  >;
+}
+
 /** Draws each mark as a dashed line the plot's height, its label at the top (stacked where labels would touch). */
-export function drawMarks(u: BandCanvas & { ctx: CanvasRenderingContext2D }, marks: readonly HandshakeMark[]): void {
+export function drawMarks(u: MarkCanvas, marks: readonly HandshakeMark[]): void {
   const { bbox, ctx } = u;
   ctx.save();
   ctx.strokeStyle = HANDSHAKE_COLOUR;
   ctx.fillStyle = HANDSHAKE_COLOUR;
   ctx.setLineDash([5, 4]);
   ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
-  const shown = marks
-    .map((mark) => ({ mark, x: u.valToPos(mark.at, 'x', true) }))
-    .filter(({ x }) => x >= bbox.left && x <= bbox.left + bbox.width)
-    .sort((a, b) => a.x - b.x);
   const pad = 3 * devicePixelRatio;
+  const right = bbox.left + bbox.width;
+  // A label goes right of its line, or left of it where it would run past the plot's right edge.
+  const shown = marks
+    .map((mark) => {
+      const x = u.valToPos(mark.at, 'x', true);
+      const width = ctx.measureText(mark.label).width;
+      return { mark, x, width, start: x + pad + width > right ? x - pad - width : x + pad };
+    })
+    .filter(({ x }) => x >= bbox.left && x <= right)
+    .sort((a, b) => a.start - b.start);
   const rows = labelRows(
-    shown.map(({ x }) => x + pad),
-    shown.map(({ mark }) => ctx.measureText(mark.label).width),
+    shown.map(({ start }) => start),
+    shown.map(({ width }) => width),
     LABEL_GAP * devicePixelRatio,
   );
-  shown.forEach(({ mark, x }, i) => {
+  shown.forEach(({ mark, x, start }, i) => {
     ctx.beginPath();
     ctx.moveTo(x, bbox.top);
     ctx.lineTo(x, bbox.top + bbox.height);
     ctx.stroke();
-    ctx.fillText(mark.label, x + pad, bbox.top + 12 * devicePixelRatio * (1 + (rows[i] ?? 0)));
+    ctx.fillText(mark.label, start, bbox.top + 12 * devicePixelRatio * (1 + (rows[i] ?? 0)));
   });
   ctx.restore();
 }
