@@ -258,8 +258,9 @@ export function ConnectionsTable({ incidentId, evidenceId }: { incidentId: numbe
             <span aria-live="polite">
               {count === 0 ? 'No connection matches.' : `${formatCount(count)} connection${count === 1 ? '' : 's'}`}
             </span>
-            {count > 0 &&
-              inView &&
+            {/* Where the box scrolls, which rows it shows. */}
+            {inView &&
+              inView.endIndex - inView.startIndex + 1 < count &&
               ` · rows ${formatCount(inView.startIndex + 1)}–${formatCount(inView.endIndex + 1)} in view`}
           </p>
           <div className="table-scroll connections__scroll" ref={scrollRef}>

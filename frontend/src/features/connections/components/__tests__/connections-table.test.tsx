@@ -56,6 +56,8 @@ describe('ConnectionsTable', () => {
     expect(first.getAll('flag')).toEqual([]);
     const rows = within(table).getAllByRole('row');
     expect(rows).toHaveLength(3);
+    // Both rows in view: no "rows 1–2 in view" beside the count.
+    expect(screen.getByText('2 connections').parentElement).toHaveTextContent(/^2 connections$/);
     expect(rows[1]).toHaveTextContent('302 KiB');
     expect(rows[1]).toHaveTextContent('0.025 ms');
     expect(rows[2]).toHaveTextContent('10.0 MiB');
@@ -129,6 +131,7 @@ describe('ConnectionsTable', () => {
     expect(screen.getByText('100,000 connections')).toBeInTheDocument();
     expect(table).toHaveAttribute('aria-rowcount', '100001');
     await screen.findByRole('link', { name: /^Connection 0:/ });
+    expect(await screen.findByText(/^· rows 1–\d+ in view$/)).toBeInTheDocument();
     const drawn = () => within(table).getAllByRole('row').length - 1;
     // A screenful (about 600 px of 33 px rows) and a few either side: not 100,000, not one page of 50.
     expect(drawn()).toBeGreaterThan(10);
