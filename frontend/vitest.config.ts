@@ -20,6 +20,9 @@ export default mergeConfig(
       },
       css: false,
       restoreMocks: true,
+      // A test that types a whole form takes 2 s on an idle 2-core machine and more than the default 5 s when
+      // other builds share it; 20 s still fails a test that hangs, without failing one that is merely slow.
+      testTimeout: 20_000,
     },
   }),
 );

@@ -1,4 +1,5 @@
-// A larger real capture over a slow uplink: the progress bar moves, then the analysis summary lands.
+// A larger real capture over a slow uplink: the progress bar moves, then the analysis summary lands; its 500
+// connections scroll in one box.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -59,5 +60,32 @@ test('an upload shows its progress and the capture summary appears when analysed
   await card.getByText(/82,582 packets/).waitFor({ timeout: 90_000 });
   await card.getByText(/500 TCP connections/).waitFor();
   await screenshot(page, '06-larger-capture-analysed');
+
+  // Its 500 connections in one scroll box: only the rows in view are in the page, the rest are fetched and drawn
+  // as the box scrolls, and a row opens with the keyboard.
+  await card.getByRole('link', { name: 'Connections (500)' }).click();
+  const table = page.getByRole('table', { name: 'Connections' });
+  await table.getByRole('link', { name: /^Connection 0:/ }).waitFor();
+  assert.equal(await table.getAttribute('aria-rowcount'), '501');
+  const drawn = () => table.locator('tbody tr:not([aria-hidden])').count();
+  assert.ok((await drawn()) < 60, `only the rows in view and a few more are drawn, not ${await drawn()}`);
+  await page.getByText(/^500 connections · rows 1–\d+ in view$/).waitFor();
+  const box = page.locator('.connections__scroll');
+  await box.evaluate((element) => {
+    element.scrollTop = element.scrollHeight;
+  });
+  await table.getByRole('link', { name: /^Connection 499:/ }).waitFor();
+  assert.ok((await drawn()) < 60, `still only the rows in view after scrolling, not ${await drawn()}`);
+  assert.equal(await table.getByRole('link', { name: /^Connection 0:/ }).count(), 0);
+  // The header stays at the top of the box.
+  const [boxTop, headerTop] = await Promise.all([
+    box.evaluate((element) => element.getBoundingClientRect().top),
+    table.locator('thead th').first().evaluate((element) => element.getBoundingClientRect().top),
+  ]);
+  assert.ok(Math.abs(headerTop - boxTop) <= 2, `the header scrolled away (${headerTop} vs ${boxTop})`);
+  await screenshot(page, '08-connections-scrolled-to-the-end');
+  await table.getByRole('link', { name: /^Connection 499:/ }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: /^Connection 499:/ }).waitFor();
   await context.close();
 });

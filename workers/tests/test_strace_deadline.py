@@ -49,6 +49,13 @@ def test_a_fixed_timeout_is_not_a_countdown(tmp_path: Path) -> None:
     assert "deadline_ms" not in f.data and f.title == "poll timed out 1 time after 500 ms on fd 5"
 
 
+def test_a_fixed_timeout_title_says_its_milliseconds_with_separators(tmp_path: Path) -> None:
+    path = tmp_path / "fixed.strace"
+    path.write_text(FIXED.replace(", 500)", ", 30000)"))
+    (f,) = [f for f in analyze([path]).findings if f.kind == "app.timeout"]
+    assert f.title == "poll timed out 1 time after 30,000 ms on fd 5"
+
+
 def test_the_window_model_takes_the_deadline_and_a_lower_bound_of_the_size_from_strace(tmp_path: Path) -> None:
     trace = tmp_path / "client.strace"
     trace.write_text(HEAD + TIMED_OUT + TAIL)

@@ -55,6 +55,9 @@ export type ConnectionListQuery = Query<
   paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/']['get']
 >;
 export type ConnectionFlag = NonNullable<ConnectionListQuery['flag']>[number];
+export type PacketPage = Ok<
+  paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/packets/']['get']
+>;
 export type ConnectionDetail = Ok<
   paths['/api/incidents/{incident_id}/evidence/{evidence_id}/connections/{conn_id}/']['get']
 >;

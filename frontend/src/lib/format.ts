@@ -13,10 +13,15 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(digits)} ${UNITS[unit] ?? 'B'}`;
 }
 
-/** Transfer rate in decimal megabytes per second, as network people quote it. */
+/**
+ * Transfer rate in decimal units, as network people quote it and as the engine's titles say it ("99.7 KB/s",
+ * "4.79 MB/s", "1.25 GB/s"), so a number in a finding's facts reads as the one in its title.
+ */
 export function formatRate(bytesPerSecond: number): string {
   if (!Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return '— MB/s';
-  return `${(bytesPerSecond / 1_000_000).toFixed(1)} MB/s`;
+  if (bytesPerSecond >= 1e9) return `${(bytesPerSecond / 1e9).toFixed(2)} GB/s`;
+  if (bytesPerSecond >= 1e6) return `${(bytesPerSecond / 1e6).toFixed(2)} MB/s`;
+  return `${(bytesPerSecond / 1e3).toFixed(1)} KB/s`;
 }
 
 /** "2 h 3 min", "4.25 s", "350 ms". */

@@ -225,7 +225,14 @@ def timeout_findings(index: int, trace: StraceTrace) -> list[Finding]:
             key = f"deadline-{syscall}-{deadline_key:g}"
             severity = "medium"
         else:
-            value = "no" if timeout_ms is None else f"{timeout_ms:g} ms"
+            # Whole milliseconds with separators (30,000 ms), as the facts below the title show them.
+            value = (
+                "no"
+                if timeout_ms is None
+                else f"{timeout_ms:,.0f} ms"
+                if timeout_ms == int(timeout_ms)
+                else f"{timeout_ms:,g} ms"
+            )
             title = f"{syscall} timed out {len(items)} time{plural} after {value}{on_fds}"
             explanation = (
                 f"{syscall} with a {value} timeout returned 0 (nothing ready) {len(items)} time{plural}, "

@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 
 import type { ChecklistStep as Step, Finding, Verdict } from '@/api/types';
+import { InlineCode } from '@/components/inline-code';
 import { formatDateTime } from '@/lib/format';
 
 import { LAYER_LABEL } from '../labels';
@@ -61,7 +62,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
 
         {step.rationale ? (
           <p className="step__rationale">
-            {step.rationale}
+            <InlineCode text={step.rationale} />
             {step.updated_by && (
               <span className="muted small">
                 {' '}
@@ -124,7 +125,7 @@ export function ChecklistStep({ incidentId, step, position, renderFindings, titl
             step.hint && (
               <p className="step__hint small">
                 <span className="muted">To settle it: </span>
-                {step.hint}
+                <InlineCode text={step.hint} />
               </p>
             )
           ))}

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 
 import type { ChecklistStep } from '@/api/types';
+import { InlineCode } from '@/components/inline-code';
 import { findingAnchorId } from '@/lib/anchors';
 
 import { VerdictBadge } from './verdict-badge';
@@ -15,7 +16,9 @@ export function WouldSettle({ needs, label }: { needs: string[]; label: string }
       <span className="muted">Would settle it:</span>
       <ul aria-label={`What would settle ${label}`}>
         {needs.map((need) => (
-          <li key={need}>{need}</li>
+          <li key={need}>
+            <InlineCode text={need} />
+          </li>
         ))}
       </ul>
     </div>
@@ -80,7 +83,9 @@ export function Suggestion({
           <summary className="small">
             The evidence suggested the same: <VerdictBadge verdict={suggestion.verdict} /> (its chain of evidence)
           </summary>
-          <p className="step__reason">{suggestion.reason}</p>
+          <p className="step__reason">
+            <InlineCode text={suggestion.reason} />
+          </p>
           <CitedFindings cited={cited} label={label} />
         </details>
         <WouldSettle needs={suggestion.needs} label={label} />
@@ -93,7 +98,9 @@ export function Suggestion({
         <span>Suggested:</span> <VerdictBadge verdict={suggestion.verdict} />
         {action}
       </p>
-      <p className="step__reason">{suggestion.reason}</p>
+      <p className="step__reason">
+        <InlineCode text={suggestion.reason} />
+      </p>
       <CitedFindings cited={cited} label={label} />
       <WouldSettle needs={suggestion.needs} label={label} />
     </div>

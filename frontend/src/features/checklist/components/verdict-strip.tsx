@@ -2,7 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 
 import { ErrorMessage } from '@/components/error-message';
+import { InlineCode } from '@/components/inline-code';
 import { Loading } from '@/components/loading';
+import { withoutBackticks } from '@/lib/inline-code';
 import type { ChecklistStep } from '@/api/types';
 
 import { checklistQueryOptions } from '../api/checklist-api';
@@ -29,7 +31,8 @@ function LayerCell({ step }: { step: ChecklistStep }) {
     reason = firstSentence(suggestion.reason);
   } else {
     state = <VerdictBadge verdict="not_looked_at" />;
-    reason = step.needs[0] ? `Needs ${step.needs[0]}` : firstSentence(step.hint) || 'No findings yet.';
+    // What would settle the step, as the step below says it ("To settle it: upload `ethtool IFACE` …").
+    reason = step.needs[0] ? `To settle it: ${step.needs[0]}` : firstSentence(step.hint) || 'No findings yet.';
   }
   return (
     <li
@@ -39,8 +42,8 @@ function LayerCell({ step }: { step: ChecklistStep }) {
         {label}
       </a>
       <div className="verdict-strip__state">{state}</div>
-      <p className="verdict-strip__reason" title={reason}>
-        {reason}
+      <p className="verdict-strip__reason" title={withoutBackticks(reason)}>
+        <InlineCode text={reason} />
       </p>
     </li>
   );

@@ -83,7 +83,7 @@ const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined, handshakeRetri
     cell: (d) =>
       `${opt(num(d, 'rtt_min'), seconds)} / ${opt(num(d, 'rtt_median'), seconds)} / ${opt(num(d, 'rtt_p99'), seconds)} (${opt(num(d, 'rtt_samples'), formatCount)} samples)`,
   },
-  { label: 'MSS', cell: (d) => opt(num(d, 'mss'), formatCount) },
+  { label: 'MSS', cell: (d) => opt(num(d, 'mss'), (v) => `${formatCount(v)} B`) },
   { label: 'Window scale', cell: (d) => opt(num(d, 'window_scale'), String) },
   { label: 'SACK permitted', cell: (d) => opt(bool(d, 'sack_permitted'), yesNo) },
   { label: 'Timestamps', cell: (d) => opt(bool(d, 'timestamps'), yesNo) },

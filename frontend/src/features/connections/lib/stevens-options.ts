@@ -71,22 +71,73 @@ export function handshakeMarks(
   return [...marks(synTimes, 'SYN'), ...marks(synAckTimes, 'SYN-ACK')].sort((a, b) => a.at - b.at);
 }
 
-/** Draws each mark as a dashed line the plot's height, its label at the top (alternating rows, so none overlap). */
-export function drawMarks(u: BandCanvas & { ctx: CanvasRenderingContext2D }, marks: readonly HandshakeMark[]): void {
+/** Space between two labels on one row, in CSS pixels. */
+const LABEL_GAP = 6;
+
+/**
+ * The row of each label (0 is the top one): a label goes on the highest row where it starts clear of the label
+ * before it on that row, so labels of marks close together (a SYN and its SYN-ACK a millisecond apart, retries
+ * 1 s apart zoomed out) stack instead of overlapping. `xs` in drawing order, left to right; widths the same units.
+ */
+export function labelRows(xs: readonly number[], widths: readonly number[], gap = LABEL_GAP): number[] {
+  const rowEnds: number[] = [];
+  return xs.map((x, i) => {
+    let row = rowEnds.findIndex((end) => x >= end + gap);
+    if (row === -1) row = rowEnds.length;
+    rowEnds[row] = x + (widths[i] ?? 0);
+    return row;
+  });
+}
+
+/** What drawing the marks needs of a plot: what uPlot has, and what a test can stand in for. */
+export interface MarkCanvas extends Omit<BandCanvas, 'ctx'> {
+  ctx: Pick<
+    CanvasRenderingContext2D,
+    | 'save'
+    | 'restore'
+    | 'setLineDash'
+    | 'beginPath'
+    | 'moveTo'
+    | 'lineTo'
+    | 'stroke'
+    | 'fillText'
+    | 'measureText'
+    | 'strokeStyle'
+    | 'fillStyle'
+    | 'font'
+  >;
+}
+
+/** Draws each mark as a dashed line the plot's height, its label at the top (stacked where labels would touch). */
+export function drawMarks(u: MarkCanvas, marks: readonly HandshakeMark[]): void {
   const { bbox, ctx } = u;
   ctx.save();
   ctx.strokeStyle = HANDSHAKE_COLOUR;
   ctx.fillStyle = HANDSHAKE_COLOUR;
   ctx.setLineDash([5, 4]);
   ctx.font = `${String(11 * devicePixelRatio)}px sans-serif`;
-  marks.forEach((mark, i) => {
-    const x = u.valToPos(mark.at, 'x', true);
-    if (x < bbox.left || x > bbox.left + bbox.width) return;
+  const pad = 3 * devicePixelRatio;
+  const right = bbox.left + bbox.width;
+  // A label goes right of its line, or left of it where it would run past the plot's right edge.
+  const shown = marks
+    .map((mark) => {
+      const x = u.valToPos(mark.at, 'x', true);
+      const width = ctx.measureText(mark.label).width;
+      return { mark, x, width, start: x + pad + width > right ? x - pad - width : x + pad };
+    })
+    .filter(({ x }) => x >= bbox.left && x <= right)
+    .sort((a, b) => a.start - b.start);
+  const rows = labelRows(
+    shown.map(({ start }) => start),
+    shown.map(({ width }) => width),
+    LABEL_GAP * devicePixelRatio,
+  );
+  shown.forEach(({ mark, x, start }, i) => {
     ctx.beginPath();
     ctx.moveTo(x, bbox.top);
     ctx.lineTo(x, bbox.top + bbox.height);
     ctx.stroke();
-    ctx.fillText(mark.label, x + 3 * devicePixelRatio, bbox.top + 12 * devicePixelRatio * (1 + (i % 3)));
+    ctx.fillText(mark.label, start, bbox.top + 12 * devicePixelRatio * (1 + (rows[i] ?? 0)));
   });
   ctx.restore();
 }

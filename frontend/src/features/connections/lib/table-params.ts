@@ -39,18 +39,18 @@ export interface TableState {
   descending: boolean;
   flags: (typeof CONNECTION_FLAGS)[number][];
   search: string;
-  /** 1-based. */
-  page: number;
 }
 
-/** The table's state lives in the URL (`?sort=-bytes_s2c&flag=rst&q=10.0&page=2`), so a view can be shared and Back works. */
+/**
+ * The table's state lives in the URL (`?sort=-bytes_s2c&flag=rst&q=10.0`), so a view can be shared and Back works.
+ * (There are no pages to keep: the table scrolls through every row.)
+ */
 export function readTableState(params: URLSearchParams): TableState {
   const rawSort = params.get('sort') ?? 'conn_id';
   const descending = rawSort.startsWith('-');
   const sort = oneOf(SORTABLE, rawSort.replace(/^-/, '')) ?? 'conn_id';
   const flags = CONNECTION_FLAGS.filter((flag) => params.getAll('flag').includes(flag));
-  const page = Math.max(1, Math.floor(Number(params.get('page') ?? '1')) || 1);
-  return { sort, descending, flags, search: params.get('q') ?? '', page };
+  return { sort, descending, flags, search: params.get('q') ?? '' };
 }
 
 export function writeTableState(state: TableState): URLSearchParams {
@@ -58,17 +58,16 @@ export function writeTableState(state: TableState): URLSearchParams {
   if (state.sort !== 'conn_id' || state.descending) params.set('sort', `${state.descending ? '-' : ''}${state.sort}`);
   for (const flag of state.flags) params.append('flag', flag);
   if (state.search) params.set('q', state.search);
-  if (state.page > 1) params.set('page', String(state.page));
   return params;
 }
 
-/** What the API is asked for. */
-export function toListQuery(state: TableState): ConnectionListQuery {
+/** What the API is asked for: the page of rows that starts at `offset` (a multiple of the page size). */
+export function toListQuery(state: TableState, offset = 0): ConnectionListQuery {
   return {
     ordering: `${state.descending ? '-' : ''}${state.sort}`,
     ...(state.flags.length > 0 ? { flag: state.flags } : {}),
     ...(state.search ? { search: state.search } : {}),
     limit: CONNECTIONS_PAGE_SIZE,
-    offset: (state.page - 1) * CONNECTIONS_PAGE_SIZE,
+    offset,
   };
 }

@@ -10,7 +10,7 @@ interface UploadRowProps {
   onDismiss: () => void;
 }
 
-/** One file being sent: bytes sent of total, percent, MB/s, and Cancel; "resuming" while a dropped connection is retried. */
+/** One file being sent: bytes sent of total, percent, KB/s or MB/s, and Cancel; "resuming" while a dropped connection is retried. */
 export function UploadRow({ upload, onCancel, onDismiss }: UploadRowProps) {
   const percent = upload.total > 0 ? (upload.loaded / upload.total) * 100 : 0;
   const sent = `${formatBytes(upload.loaded)} of ${formatBytes(upload.total)}`;

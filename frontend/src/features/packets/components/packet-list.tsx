@@ -1,9 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
+import {
+  type ColumnDef,
+  getCoreRowModel,
+  getSortedRowModel,
+  type SortingState,
+  useReactTable,
+} from '@tanstack/react-table';
 import { useId, useState } from 'react';
 
 import { Badge, type BadgeTone } from '@/components/badge';
 import { ErrorMessage } from '@/components/error-message';
 import { Loading } from '@/components/loading';
+import { SortHeader } from '@/components/sort-header';
+import type { PacketPage } from '@/api/types';
 import { formatClock, formatCount } from '@/lib/format';
 
 import { PACKETS_PAGE_SIZE, packetPageQueryOptions, packetsPcapUrl, type PacketQuery } from '../api/packets-api';
@@ -20,6 +29,131 @@ const TONES: Record<string, BadgeTone> = {
 
 function utc(epochSeconds: number): string {
   return `${new Date(epochSeconds * 1000).toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+}
+
+type Packet = PacketPage['packets'][number];
+
+/** A packet and the time since the one before it in the capture (the page's order, whatever the table's sort). */
+interface Row extends Packet {
+  sincePrevious: number | null;
+}
+
+function withGaps(packets: readonly Packet[]): Row[] {
+  return packets.map((p, i) => {
+    const before = packets[i - 1];
+    return { ...p, sincePrevious: before ? p.time - before.time : null };
+  });
+}
+
+const dash = (value: string | null) => value ?? '—';
+
+const COLUMNS: ColumnDef<Row>[] = [
+  {
+    id: 'number',
+    header: 'No.',
+    accessorKey: 'number',
+    meta: { title: 'Packet number in the capture', numeric: true },
+  },
+  { id: 'time', header: 'Time', accessorKey: 'time', enableSorting: false },
+  {
+    id: 'sincePrevious',
+    header: 'Since previous',
+    accessorFn: (r) => r.sincePrevious ?? -1,
+    meta: { title: 'Time since the previous packet of this page, ms', numeric: true },
+  },
+  { id: 'direction', header: 'From → to', accessorFn: (r) => (r.from_client ? 0 : 1), enableSorting: false },
+  { id: 'flags', header: 'Flags', accessorFn: (r) => r.flags.join(' '), enableSorting: false },
+  {
+    id: 'seq',
+    header: 'Seq',
+    accessorKey: 'seq',
+    enableSorting: false,
+    meta: { title: 'Sequence number, relative to the sender’s first', numeric: true },
+  },
+  {
+    id: 'ack',
+    header: 'Ack',
+    accessorFn: (r) => r.ack ?? -1,
+    enableSorting: false,
+    meta: { title: 'Acknowledgement number, relative to the peer’s first', numeric: true },
+  },
+  {
+    id: 'length',
+    header: 'Length',
+    accessorKey: 'length',
+    meta: { title: 'Payload length, bytes', numeric: true },
+  },
+  {
+    id: 'window',
+    header: 'Window',
+    accessorFn: (r) => r.window ?? -1,
+    meta: { title: 'Receive window as sent (not scaled)', numeric: true },
+  },
+  { id: 'annotations', header: 'What it is', accessorFn: (r) => r.annotations.join(' '), enableSorting: false },
+];
+
+/** The page's packets; sorted by a clicked header (again to reverse), in capture order to start with. */
+function PacketTable({ rows, pageNumber }: { rows: Row[]; pageNumber: number }) {
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'number', desc: false }]);
+  // The table keeps its state in an object React cannot see into and re-renders this component itself when it
+  // changes; nothing of it is memoised here, so the compiler's warning does not apply.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const table = useReactTable({
+    data: rows,
+    columns: COLUMNS,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+    getRowId: (row) => String(row.number),
+    // No paging in the table (the API pages): left on, its page reset runs whenever new rows arrive.
+    autoResetPageIndex: false,
+    state: { sorting },
+    onSortingChange: setSorting,
+    enableMultiSort: false,
+    enableSortingRemoval: false,
+    sortDescFirst: false,
+  });
+  return (
+    <div className="table-scroll">
+      <table className="table table--compact packets__table">
+        <caption className="visually-hidden">Packets {pageNumber}</caption>
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <SortHeader key={header.id} header={header} />
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map(({ id, original: p }) => (
+            <tr key={id} className={p.from_client ? 'packets__row--client' : 'packets__row--server'}>
+              <td className="num mono">{p.number}</td>
+              <td className="mono" title={utc(p.time)}>
+                {formatClock(p.time)}
+              </td>
+              <td className="num mono">
+                {dash(p.sincePrevious === null ? null : `${(p.sincePrevious * 1000).toFixed(3)} ms`)}
+              </td>
+              <td className="mono">{p.from_client ? 'client → server' : 'server → client'}</td>
+              <td className="mono">{p.flags.join(' ')}</td>
+              <td className="num mono">{p.seq}</td>
+              <td className="num mono">{dash(p.ack === null ? null : String(p.ack))}</td>
+              <td className="num mono">{formatCount(p.length)} B</td>
+              <td className="num mono">{dash(p.window === null ? null : formatCount(p.window))}</td>
+              <td>
+                {p.annotations.map((a) => (
+                  <Badge key={a} tone={TONES[a] ?? 'neutral'}>
+                    {a}
+                  </Badge>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 interface PacketListProps {
@@ -91,64 +225,7 @@ export function PacketList({ incidentId, evidenceId, connId, start = 1, timeRang
       {packets.length === 0 ? (
         <p className="muted">No packets of this connection in this range.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="table table--compact packets__table">
-            <caption className="visually-hidden">Packets {pageNumber}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="num">
-                  No.
-                </th>
-                <th scope="col">Time</th>
-                <th scope="col" className="num">
-                  Since previous
-                </th>
-                <th scope="col">From → to</th>
-                <th scope="col">Flags</th>
-                <th scope="col" className="num">
-                  Seq
-                </th>
-                <th scope="col" className="num">
-                  Ack
-                </th>
-                <th scope="col" className="num">
-                  Length
-                </th>
-                <th scope="col" className="num">
-                  Window
-                </th>
-                <th scope="col">What it is</th>
-              </tr>
-            </thead>
-            <tbody>
-              {packets.map((p, i) => {
-                const before = i > 0 ? packets[i - 1] : undefined;
-                return (
-                  <tr key={p.number} className={p.from_client ? 'packets__row--client' : 'packets__row--server'}>
-                    <td className="num mono">{p.number}</td>
-                    <td className="mono" title={utc(p.time)}>
-                      {formatClock(p.time)}
-                    </td>
-                    <td className="num mono">{before ? `${((p.time - before.time) * 1000).toFixed(3)} ms` : '—'}</td>
-                    <td className="mono">{p.from_client ? 'client → server' : 'server → client'}</td>
-                    <td className="mono">{p.flags.join(' ')}</td>
-                    <td className="num mono">{p.seq}</td>
-                    <td className="num mono">{p.ack ?? '—'}</td>
-                    <td className="num mono">{formatCount(p.length)} B</td>
-                    <td className="num mono">{p.window === null ? '—' : formatCount(p.window)}</td>
-                    <td>
-                      {p.annotations.map((a) => (
-                        <Badge key={a} tone={TONES[a] ?? 'neutral'}>
-                          {a}
-                        </Badge>
-                      ))}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <PacketTable rows={withGaps(packets)} pageNumber={pageNumber} />
       )}
     </section>
   );

@@ -2,6 +2,7 @@ import { useState } from 'react';
 
 import type { TimelineEvent } from '@/api/types';
 import { ErrorMessage } from '@/components/error-message';
+import { InlineCode } from '@/components/inline-code';
 import { Time } from '@/components/time';
 
 import { usePinEvent } from '../api/timeline-api';
@@ -76,7 +77,9 @@ export function EventItem({ incidentId, event, highlighted = false, copy = false
       {event.kind === 'note' ? (
         <NoteBody text={event.summary} />
       ) : (
-        <p className="event__summary">{summaryText(event)}</p>
+        <p className="event__summary">
+          <InlineCode text={summaryText(event)} />
+        </p>
       )}
       {pin.isError && <ErrorMessage>Could not change the pin: {pin.error.message}</ErrorMessage>}
     </li>

@@ -75,7 +75,10 @@ describe('Checklist', () => {
     expect(within(network).getByRole('group', { name: 'Suggestion for Network' })).toHaveTextContent(
       'Suggested: SuspectReview suggestionSYN retransmitted 3 times on 1 connection.From the findings:SYN retransmitted 3 times',
     );
-    expect(screen.getByText('Upload `uname -r` from before and after the upgrade.')).toBeInTheDocument();
+    // Backticked commands are shown as code, without their backticks.
+    const hint = screen.getByText('uname -r');
+    expect(hint.tagName).toBe('CODE');
+    expect(hint.parentElement).toHaveTextContent('To settle it: Upload uname -r from before and after the upgrade.');
     // A step the rules know more about names the file that would settle it instead of the general hint.
     const application = within(list).getByRole('region', { name: 'Application' });
     const needs = within(application).getByRole('list', { name: 'What would settle Application' });
@@ -83,7 +86,8 @@ describe('Checklist', () => {
       within(needs)
         .getAllByRole('listitem')
         .map((li) => li.textContent),
-    ).toEqual(['upload an strace of the client on kafka-7 (`strace -f -tt -T -y`)']);
+    ).toEqual(['upload an strace of the client on kafka-7 (strace -f -tt -T -y)']);
+    expect(within(needs).getByText('strace -f -tt -T -y').tagName).toBe('CODE');
   });
 
   it('shows a culprit with its chain of evidence and what would still settle it', async () => {
@@ -106,7 +110,7 @@ describe('Checklist', () => {
     expect(within(suggestion).getByText('Culprit')).toBeInTheDocument();
     expect(within(suggestion).getByText(reason)).toBeInTheDocument();
     expect(within(suggestion).getByRole('list', { name: 'What would settle Kernel' })).toHaveTextContent(
-      'upload `sysctl net.ipv4.tcp_rmem`',
+      'upload sysctl net.ipv4.tcp_rmem',
     );
     // The findings the reason cites, by title, linking to their cards.
     const cited = within(suggestion).getByRole('list', { name: 'Findings behind the suggestion for Kernel' });

@@ -29,7 +29,7 @@ describe('VerdictStrip', () => {
           makeStep({
             layer: 'network',
             position: 1,
-            needs: ['a packet capture on the client'],
+            needs: ['upload `ethtool IFACE` or `<img src=x onerror=alert(1)>` from broker-2'],
           }),
         ]),
     });
@@ -45,7 +45,17 @@ describe('VerdictStrip', () => {
     expect(layers[0]).toHaveTextContent('Cleared');
     expect(layers[0]).toHaveTextContent('No neighbour near its limit.');
     expect(layers[1]).toHaveTextContent('Not looked at');
-    expect(layers[1]).toHaveTextContent('Needs a packet capture on the client');
+    // Commands in backticks are code, never HTML and never raw backticks.
+    expect(layers[1]).toHaveTextContent(
+      'To settle it: upload ethtool IFACE or <img src=x onerror=alert(1)> from broker-2',
+    );
+    expect(layers[1]).not.toHaveTextContent('`');
+    const network = layers[1];
+    if (!network) throw new Error('no Network layer');
+    expect(within(network).getByText('ethtool IFACE').tagName).toBe('CODE');
+    expect(within(network).getByText('<img src=x onerror=alert(1)>').tagName).toBe('CODE');
+    expect(strip.querySelector('img')).toBeNull();
+    expect(within(network).getByTitle(/^To settle it: upload ethtool IFACE or/)).toBeInTheDocument();
     expect(layers[2]).toHaveTextContent('Suggested');
     expect(layers[2]).toHaveTextContent('Culprit');
     // One line: the first sentence, numbers kept whole, the rest stays in the checklist below.

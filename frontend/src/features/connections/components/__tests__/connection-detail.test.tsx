@@ -53,6 +53,7 @@ const DETAIL = {
       window_scaled: true,
       zero_windows: 49,
       zero_window_seconds: 2.9,
+      mss: 1448,
     },
     s2c: {
       packets: 103,
@@ -113,6 +114,7 @@ describe('ConnectionDetailView', () => {
     );
     expect(within(directions).getByRole('row', { name: /Tail loss probes/ })).toHaveTextContent('2 (410 ms)');
     expect(within(directions).getByRole('row', { name: /Keep-alives/ })).toHaveTextContent('5');
+    expect(within(directions).getByRole('row', { name: /MSS/ })).toHaveTextContent('1,448 B');
     expect(within(directions).getByRole('row', { name: /Captured twice/ })).toHaveTextContent('7');
     expect(within(directions).getByRole('row', { name: /RTT/ })).toHaveTextContent(
       '137 ms / 140 ms / 200 ms (101 samples)',

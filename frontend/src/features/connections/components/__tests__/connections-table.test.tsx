@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +56,8 @@ describe('ConnectionsTable', () => {
     expect(first.getAll('flag')).toEqual([]);
     const rows = within(table).getAllByRole('row');
     expect(rows).toHaveLength(3);
+    // Both rows in view: no "rows 1–2 in view" beside the count.
+    expect(screen.getByText('2 connections').parentElement).toHaveTextContent(/^2 connections$/);
     expect(rows[1]).toHaveTextContent('302 KiB');
     expect(rows[1]).toHaveTextContent('0.025 ms');
     expect(rows[2]).toHaveTextContent('10.0 MiB');
@@ -109,26 +111,64 @@ describe('ConnectionsTable', () => {
     expect(params(requests.at(-1)).getAll('flag')).toEqual(['rst', 'zero_window']);
   });
 
-  it('pages through the connections with offsets', async () => {
+  it('draws only the rows in view of 100,000 and fetches the page the scroll reaches, by offset', async () => {
+    const { requests } = mockApi({
+      [`GET ${PATH}`]: (request) => {
+        const offset = Number(params(request).get('offset'));
+        const limit = Number(params(request).get('limit'));
+        return json({
+          count: 100_000,
+          results: Array.from({ length: limit }, (_, k) =>
+            makeConnection({ conn_id: offset + k, client: `10.0.${String(Math.floor((offset + k) / 250))}.1:40000` }),
+          ),
+        });
+      },
+    });
+    renderWithProviders(<ConnectionsTable incidentId={3} evidenceId={11} />, {
+      route: '/incidents/3/evidence/11/connections',
+    });
+    const table = await screen.findByRole('table', { name: 'Connections' });
+    expect(screen.getByText('100,000 connections')).toBeInTheDocument();
+    expect(table).toHaveAttribute('aria-rowcount', '100001');
+    await screen.findByRole('link', { name: /^Connection 0:/ });
+    expect(await screen.findByText(/^· rows 1–\d+ in view$/)).toBeInTheDocument();
+    const drawn = () => within(table).getAllByRole('row').length - 1;
+    // A screenful (about 600 px of 33 px rows) and a few either side: not 100,000, not one page of 50.
+    expect(drawn()).toBeGreaterThan(10);
+    expect(drawn()).toBeLessThan(50);
+    expect(requests.map((r) => params(r).get('offset'))).toEqual(['0']);
+
+    // Scroll to the middle: the rows there are asked for (their page's offset) and drawn, still only a screenful.
+    const box = table.parentElement;
+    if (!box) throw new Error('the table has no scroll box');
+    Object.defineProperty(box, 'scrollTop', { configurable: true, value: 50_000 * 33 });
+    fireEvent.scroll(box);
+    expect(await screen.findByRole('link', { name: /^Connection 50000:/ })).toBeInTheDocument();
+    expect(requests.map((r) => params(r).get('offset'))).toContain('50000');
+    expect(screen.queryByRole('link', { name: /^Connection 0:/ })).not.toBeInTheDocument();
+    expect(drawn()).toBeLessThan(50);
+    const first = within(table).getAllByRole('row')[1];
+    expect(Number(first?.getAttribute('aria-rowindex'))).toBeGreaterThan(49_000);
+  });
+
+  it('starts again at the top when the sort changes', async () => {
     const user = userEvent.setup();
     const { requests } = renderTable(120);
-    await screen.findByText('1–50 of 120 connections');
-    expect(screen.getByRole('button', { name: 'Previous page' })).toBeDisabled();
-    await user.click(screen.getByRole('button', { name: 'Next page' }));
-    await screen.findByText('51–100 of 120 connections');
-    expect(params(requests.at(-1)).get('offset')).toBe('50');
-    await user.click(screen.getByRole('button', { name: 'Next page' }));
-    await screen.findByText('101–120 of 120 connections');
-    expect(screen.getByRole('button', { name: 'Next page' })).toBeDisabled();
-    // Sorting starts again at the first page.
+    const table = await screen.findByRole('table', { name: 'Connections' });
+    const box = table.parentElement;
+    if (!box) throw new Error('the table has no scroll box');
+    box.scrollTop = 900;
     await user.click(screen.getByRole('button', { name: 'Sort by Duration' }));
-    await screen.findByText('1–50 of 120 connections');
+    await waitFor(() => {
+      expect(params(requests.at(-1)).get('ordering')).toBe('duration');
+    });
     expect(params(requests.at(-1)).get('offset')).toBe('0');
+    expect(box.scrollTop).toBe(0);
   });
 
   it('reads its state from the URL and opens a connection from its row', async () => {
     const user = userEvent.setup();
-    const { requests } = renderTable(2, '/incidents/3/evidence/11/connections?sort=-bytes_s2c&flag=zero_window&page=1');
+    const { requests } = renderTable(2, '/incidents/3/evidence/11/connections?sort=-bytes_s2c&flag=zero_window');
     await screen.findByRole('table', { name: 'Connections' });
     expect(params(requests[0]).get('ordering')).toBe('-bytes_s2c');
     expect(params(requests[0]).getAll('flag')).toEqual(['zero_window']);

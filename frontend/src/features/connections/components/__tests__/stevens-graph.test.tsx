@@ -5,7 +5,14 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTimeSequence } from '@/testing/fixtures';
 
 import { toStevensData } from '../../lib/stevens-data';
-import { drawBand, handshakeMarks, initialView, STEVENS_COLOURS } from '../../lib/stevens-options';
+import {
+  drawBand,
+  drawMarks,
+  handshakeMarks,
+  initialView,
+  labelRows,
+  STEVENS_COLOURS,
+} from '../../lib/stevens-options';
 import { StevensGraph } from '../stevens-graph';
 
 // jsdom has no 2D canvas context, so uPlot cannot draw here: a stand-in records what it was asked
@@ -166,6 +173,69 @@ describe('handshakeMarks', () => {
       ['SYN-ACK retry 1', 2.5],
       ['SYN retry 2', 3],
     ]);
+  });
+});
+
+describe('labelRows', () => {
+  it('stacks labels that would touch and puts a label back on the top row once there is room', () => {
+    // Zoomed out on a 30 s connection: a SYN, its four retries and a SYN-ACK within a few pixels of each other,
+    // then two SYN-ACK retries far to the right.
+    const xs = [10, 12, 14, 16, 18, 20, 200, 210];
+    const widths = [30, 70, 70, 70, 70, 50, 90, 90];
+    const rows = labelRows(xs, widths);
+    expect(rows).toEqual([0, 1, 2, 3, 4, 5, 0, 1]);
+    // No two labels on one row overlap.
+    for (let i = 0; i < xs.length; i += 1) {
+      for (let j = i + 1; j < xs.length; j += 1) {
+        if (rows[i] !== rows[j]) continue;
+        expect((xs[j] ?? 0) >= (xs[i] ?? 0) + (widths[i] ?? 0)).toBe(true);
+      }
+    }
+  });
+
+  it('draws the labels of a SYN and its retries clear of each other and inside the plot', () => {
+    const fillText = vi.fn();
+    const noop = vi.fn();
+    const ctx = {
+      save: noop,
+      restore: noop,
+      setLineDash: noop,
+      beginPath: noop,
+      moveTo: noop,
+      lineTo: noop,
+      stroke: noop,
+      fillText,
+      // 6 px a character, as a canvas would measure an 11 px font roughly.
+      measureText: (text: string) => ({ width: text.length * 6 }) as TextMetrics,
+      strokeStyle: '',
+      fillStyle: '',
+      font: '',
+    };
+    const bbox = { left: 50, top: 10, width: 1000, height: 300 };
+    // Zoomed out: a SYN and four retries 1 s apart are 4 px apart; the last mark sits on the right edge.
+    const marks = handshakeMarks([0, 1, 2, 3, 4, 250], [], 0);
+    drawMarks({ valToPos: (value: number) => bbox.left + value * 4, bbox, ctx }, marks);
+    const drawn = fillText.mock.calls.map(([text, x, y]) => ({
+      text: String(text),
+      x: Number(x),
+      y: Number(y),
+      width: String(text).length * 6,
+    }));
+    expect(drawn).toHaveLength(6);
+    for (const label of drawn) {
+      expect(label.x).toBeGreaterThanOrEqual(bbox.left);
+      expect(label.x + label.width).toBeLessThanOrEqual(bbox.left + bbox.width);
+    }
+    for (const [i, a] of drawn.entries()) {
+      for (const b of drawn.slice(i + 1)) {
+        const apart = a.y !== b.y || a.x + a.width <= b.x || b.x + b.width <= a.x;
+        expect(apart, `${a.text} and ${b.text} overlap`).toBe(true);
+      }
+    }
+  });
+
+  it('keeps labels far apart on one row', () => {
+    expect(labelRows([0, 100, 200, 300], [50, 50, 50, 50])).toEqual([0, 0, 0, 0]);
   });
 });
 

@@ -140,7 +140,7 @@ describe('EvidenceSection uploads', () => {
     expect(bar).toHaveAttribute('aria-valuenow', '25');
     expect(screen.getByText('25%')).toBeInTheDocument();
     expect(screen.getByText('250 B of 1000 B')).toBeInTheDocument();
-    expect(screen.getByText(/MB\/s$/)).toBeInTheDocument();
+    expect(screen.getByText(/ [KMG]B\/s$/)).toBeInTheDocument();
     act(() => {
       xhr.progress(730, 1000);
     });

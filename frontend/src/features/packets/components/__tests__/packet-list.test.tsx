@@ -77,6 +77,44 @@ describe('PacketList', () => {
     await screen.findByText(/Page 1: packets 78–80/);
   });
 
+  it("sorts the page by a clicked header, keeping each packet's time since the one before it in the capture", async () => {
+    const user = userEvent.setup();
+    const lengths: Record<number, number> = { 10: 0, 11: 1448, 12: 512 };
+    mockApi({
+      [`GET ${BASE}`]: () =>
+        json({
+          ...page([], null),
+          packets: [10, 11, 12].map((n) =>
+            packet(n, { length: lengths[n], time: 1714557600 + (n === 12 ? 0.212 : n / 1000) }),
+          ),
+        }),
+    });
+    renderWithProviders(<PacketList incidentId={3} evidenceId={11} connId={4} start={10} />);
+    const table = await screen.findByRole('table');
+    const numbers = () =>
+      within(table)
+        .getAllByRole('row')
+        .slice(1)
+        .map((r) => r.firstElementChild?.textContent);
+    expect(numbers()).toEqual(['10', '11', '12']);
+    const lengthHeader = () => screen.getByRole('button', { name: 'Sort by Payload length, bytes' }).closest('th');
+    expect(lengthHeader()).toHaveAttribute('aria-sort', 'none');
+
+    await user.click(screen.getByRole('button', { name: 'Sort by Payload length, bytes' }));
+    expect(numbers()).toEqual(['10', '12', '11']);
+    expect(lengthHeader()).toHaveAttribute('aria-sort', 'ascending');
+    await user.click(screen.getByRole('button', { name: 'Sort by Payload length, bytes' }));
+    expect(numbers()).toEqual(['11', '12', '10']);
+    expect(lengthHeader()).toHaveAttribute('aria-sort', 'descending');
+
+    // The longest wait first: packet 12 came 201 ms after packet 11, whatever order the rows are in.
+    await user.click(screen.getByRole('button', { name: /^Sort by Time since the previous packet/ }));
+    await user.click(screen.getByRole('button', { name: /^Sort by Time since the previous packet/ }));
+    expect(numbers()).toEqual(['12', '11', '10']);
+    expect(within(table).getByRole('row', { name: /^12 / })).toHaveTextContent('201.000 ms');
+    expect(within(table).getByRole('row', { name: /^10 / })).toHaveTextContent('—');
+  });
+
   it('says so when the range holds no packets', async () => {
     mockApi({ [`GET ${BASE}`]: () => json(page([], null)) });
     renderWithProviders(<PacketList incidentId={3} evidenceId={11} connId={4} />);

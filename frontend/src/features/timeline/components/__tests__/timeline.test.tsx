@@ -100,7 +100,9 @@ describe('Timeline', () => {
       { timeout: 2500 },
     );
     const afters = requests.map((r) => new URLSearchParams(r.search).get('after')).filter(Boolean);
-    expect(afters.slice(0, 2)).toEqual(['n1', 'n2']);
+    // A poll may come before the pages are waiting (a slow machine): it asks again from n1, which is right too.
+    const distinct = afters.filter((after, i) => after !== afters[i - 1]);
+    expect(distinct.slice(0, 2)).toEqual(['n1', 'n2']);
     const items = within(log).getAllByRole('listitem');
     expect(items.map((li) => li.querySelector('.event__summary')?.textContent)).toEqual([
       'Incident opened',
