@@ -50,7 +50,7 @@ def _rcvbuf(data: Mapping[str, Any]) -> list[Fix]:
         Fix(
             title="Stop setting SO_RCVBUF on the client's sockets",
             command="receive.buffer.bytes=-1",
-            why=f"The client sets SO_RCVBUF={value:,} (the kernel reserves {2 * value:,} bytes) and so turns off "
+            why=f"The client sets SO_RCVBUF to {value:,} B (the kernel reserves {2 * value:,} bytes) and so turns off "
             "receive autotuning; for a Kafka client, receive.buffer.bytes=-1 leaves it unset.",
         )
     ]

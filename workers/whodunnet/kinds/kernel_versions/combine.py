@@ -419,10 +419,14 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
         " → ".join(
             (f"{r['window']:,} B" if r["window"] is not None else "window unknown")
             + f" on {r['kernel']}"
-            + (f" ({'≥ ' if lower_bound else ''}{r['transfer_s']:.0f} s)" if r["transfer_s"] is not None else "")
+            + (
+                f" (transfer {'at least ' if lower_bound else ''}{r['transfer_s']:.0f} s)"
+                if r["transfer_s"] is not None
+                else ""
+            )
             for r in rows
         )
-        + f" for SO_RCVBUF={so_rcvbuf:,}"
+        + f" with SO_RCVBUF {so_rcvbuf:,} B"
     )
     if broke and timeout_ms is not None:
         title += f": the transfer no longer fits the {timeout_ms / 1000:.1f} s deadline"
@@ -434,7 +438,7 @@ def window_model(evidence: Sequence[EvidenceResult], findings: Sequence[Finding]
         severity="high" if broke else "medium" if any(r["fits_timeout"] is False for r in rows) else "info",
         title=title,
         explanation=(
-            f"With SO_RCVBUF={so_rcvbuf:,} ({rcv_source}) the kernel keeps a {2 * so_rcvbuf:,}-byte buffer and "
+            f"With SO_RCVBUF {so_rcvbuf:,} B ({rcv_source}) the kernel keeps a {2 * so_rcvbuf:,}-byte buffer and "
             f"advertises at most: {table}.{agreement} "
             + ("; ".join(sources) + ". " if sources else "")
             + ("Not computed — " + "; ".join(missing) + ". " if missing else "")

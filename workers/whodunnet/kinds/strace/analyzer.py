@@ -67,8 +67,24 @@ def findings(index: int, trace: StraceTrace) -> list[Finding]:
     return out
 
 
+#: Socket options whose value is a size in bytes, and those that are a switch (0 off, anything else on).
+_BYTE_OPTIONS = frozenset({"SO_RCVBUF", "SO_SNDBUF", "SO_RCVLOWAT", "SO_SNDLOWAT", "TCP_MAXSEG", "TCP_NOTSENT_LOWAT"})
+_SWITCH_OPTIONS = frozenset({"TCP_NODELAY", "SO_KEEPALIVE", "SO_REUSEADDR", "SO_REUSEPORT", "TCP_QUICKACK", "TCP_CORK"})
+
+
+def _said(option: str, value: Any) -> str:
+    """One socket option as a person reads it: ``SO_RCVBUF 65,536 B``, ``TCP_NODELAY on``."""
+    if option in _BYTE_OPTIONS and isinstance(value, int):
+        return f"{option} {value:,} B"
+    if option in _SWITCH_OPTIONS and isinstance(value, int):
+        return f"{option} {'on' if value else 'off'}"
+    if option.endswith(":error"):
+        return f"{option.removesuffix(':error')} refused ({value})"
+    return f"{option} {_show(value)}"
+
+
 def socket_options_finding(index: int, sock: Socket) -> Finding:
-    opts = ", ".join(f"{k}={_show(v)}" for k, v in sock.options.items())
+    opts = ", ".join(_said(k, v) for k, v in sock.options.items())
     to = f" to {sock.peer}" if sock.peer else ""
     lines = sorted(sock.option_lines.values())
     refs = [Ref(evidence=index, label=f"setsockopt {k}", lines=(ln, ln)) for k, ln in sock.option_lines.items()]
@@ -78,7 +94,7 @@ def socket_options_finding(index: int, sock: Socket) -> Finding:
         kind="app.socket_options",
         layer="application",
         severity="info",
-        title=f"fd {sock.fd}{to}: {opts}",
+        title=f"Socket{to} (fd {sock.fd}) sets {opts}",
         explanation=(
             f"The socket opened at line {sock.opened_line} ({sock.family or 'unknown family'}"
             f"{', ' + sock.how if sock.how != 'socket' else ''}) sets {opts}{to}"
@@ -123,9 +139,9 @@ def rcvbuf_findings(index: int, sockets: list[Socket]) -> list[Finding]:
                 title=f"SO_RCVBUF set to {value:,} on {len(socks)} socket{'s' if len(socks) != 1 else ''}: "
                 "receive autotuning is off",
                 explanation=(
-                    f"Setting SO_RCVBUF={value:,} makes the kernel reserve {2 * value:,} bytes (it doubles the value) "
-                    "and turns off receive-buffer autotuning for the socket, so the receive window can never grow "
-                    f"past what that buffer allows. The largest window it will advertise depends on the kernel: "
+                    f"Setting SO_RCVBUF to {value:,} B makes the kernel reserve {2 * value:,} bytes (it doubles the "
+                    "value) and turns off receive-buffer autotuning for the socket, so the receive window can never "
+                    f"grow past what that buffer allows. The largest window it will advertise depends on the kernel: "
                     f"{table}. Leave SO_RCVBUF unset (Kafka: receive.buffer.bytes=-1) to let the kernel tune it."
                 ),
                 refs=tuple(
