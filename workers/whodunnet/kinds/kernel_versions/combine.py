@@ -125,7 +125,7 @@ def range_finding(before: dict[str, Any], after: dict[str, Any]) -> Finding:
         )
     approx = [v["raw"] for v in (before, after) if v.get("approximate")]
     host = after.get("host") or before.get("host")
-    label = f"{before['upstream']} → {after['upstream']}" + (f" on {host}" if host else "")
+    label = f"{before['upstream']} and {after['upstream']}" + (f" on {host}" if host else "")
     unfixed = [r for r in rows if r["unfixed_in_after"]]
     if rows:
         listed = "; ".join(
