@@ -18,7 +18,18 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from whodunnet.capture.constants import EV_RTO, EV_SYN, EV_SYNACK, SKETCH_RTT, SKETCH_WINDOW
-from whodunnet.capture.fields import Col, Conn, Event, Handshake, Show, Side, blank, zeroed
+from whodunnet.capture.fields import (
+    FINISHED_CONN,
+    FINISHED_SIDE,
+    Col,
+    Conn,
+    Event,
+    Handshake,
+    Show,
+    Side,
+    blank,
+    zeroed,
+)
 
 Role = Literal["client", "server"]
 
@@ -230,14 +241,12 @@ class SideColumns:
     """Side fields of the side rows ``rows`` as numpy columns, one entry per Direction to build.
 
     ``end`` and ``scale_known`` are the connection's (its last packet's time, whether the
-    handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``, ``events``
-    the event pool grouped by side row.
+    handshake told the window scale); ``events`` the event pool grouped by side row.
     """
 
-    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any, events: EventIndex) -> None:
+    def __init__(self, sides: Any, rows: Any, end: Any, scale_known: Any, events: EventIndex) -> None:
         self._sides = sides
         self.rows = rows
-        self._q = q
         self._events = events
         self.end = end
         self.scale_known = scale_known
@@ -255,7 +264,7 @@ class SideColumns:
 
     def quantile(self, which: int, i: int) -> Any:
         """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
-        return self._q[self.rows * 2 + which, i]
+        return self["q"][:, which, i]
 
     @property
     def handshake(self) -> Any:
@@ -396,10 +405,9 @@ class ConnectionTable(Sequence[Connection]):
     for the whole table at once.
     """
 
-    def __init__(self, conns: Any, sides: Any, quantiles: Any, events: Any) -> None:
+    def __init__(self, conns: Any, sides: Any, events: Any) -> None:
         self._conns = conns
         self._sides = sides
-        self._q = quantiles
         self._event_rows = events
         self._n = len(conns)
         client, known = client_sides(conns, sides) if self._n else (np.zeros(0, np.int64), np.zeros(0, np.bool_))
@@ -413,7 +421,8 @@ class ConnectionTable(Sequence[Connection]):
     @classmethod
     def empty(cls) -> ConnectionTable:
         """A table of no connections (nothing was read)."""
-        return cls(zeroed(Conn, 0), zeroed(Side, 0), np.zeros((0, 2), np.int64), zeroed(Event, 0))
+        conns, sides = np.zeros(0, FINISHED_CONN), np.zeros(0, FINISHED_SIDE)
+        return cls(conns.view(np.recarray), sides.view(np.recarray), zeroed(Event, 0))
 
     def __len__(self) -> int:
         return self._n
@@ -453,11 +462,11 @@ class ConnectionTable(Sequence[Connection]):
 
     def window_median(self, role: Role) -> Any:
         """The median window each connection's ``role`` advertised (-1: none)."""
-        return self._q[self.side_rows(role) * 2 + SKETCH_WINDOW, 0]
+        return self._sides["q"][self.side_rows(role), SKETCH_WINDOW, 0]
 
     def rtt_median(self, role: Role) -> Any:
         """The median RTT of ``role``'s data, in microseconds (-1: no sample)."""
-        return self._q[self.side_rows(role) * 2 + SKETCH_RTT, 0]
+        return self._sides["q"][self.side_rows(role), SKETCH_RTT, 0]
 
     def fast_retransmissions(self, role: Role) -> Any:
         """``Direction.fast_retransmissions`` of each connection's ``role``."""
@@ -506,8 +515,8 @@ class ConnectionTable(Sequence[Connection]):
         conns = self._conns[ids]
         client, known = self.client[ids], self.roles_known[ids]
         crow = self._client_rows[ids]
-        cs = SideColumns(self._sides, crow, self._q, conns.last_ts, conns.scale_known, self.events)
-        ss = SideColumns(self._sides, crow ^ 1, self._q, conns.last_ts, conns.scale_known, self.events)
+        cs = SideColumns(self._sides, crow, conns.last_ts, conns.scale_known, self.events)
+        ss = SideColumns(self._sides, crow ^ 1, conns.last_ts, conns.scale_known, self.events)
         c2s, s2c = directions(cs), directions(ss)
         syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
         direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
