@@ -24,6 +24,7 @@ from whodunnet.capture.fields import (
     Col,
     Conn,
     Event,
+    Finished,
     Handshake,
     Show,
     Side,
@@ -218,23 +219,28 @@ class EventIndex:
         order = np.argsort(events["row"], kind="stable")
         self._row = events["row"][order]
         self._cols = {name: events[name][order] for name in ("kind", "frame", "time", "value")}
-        self._lists: dict[str, list[Any]] = {}
-
-    def _list(self, name: str) -> list[Any]:
-        got = self._lists.get(name)
-        if got is None:
-            got = self._lists[name] = self._cols[name].tolist()
-        return got
 
     def kept(self, rows: Any, kind: int) -> list[list[tuple[int, float, float]]]:
         """Per side row of ``rows``: the (packet, time, value) of each event of ``kind`` it kept, in order."""
-        lo = np.searchsorted(self._row, rows, "left").tolist()
-        hi = np.searchsorted(self._row, rows, "right").tolist()
-        kinds, frames, times, values = (self._list(n) for n in ("kind", "frame", "time", "value"))
-        return [
-            [(frames[j], times[j], values[j]) for j in range(a, b) if kinds[j] == kind] if b > a else []
-            for a, b in zip(lo, hi, strict=True)
-        ]
+        lo = np.searchsorted(self._row, rows, "left")
+        counts = np.searchsorted(self._row, rows, "right") - lo
+        # Only these rows' events become Python values (not whole columns: 2 M events are 200 MB of objects).
+        first = np.cumsum(counts) - counts
+        at = np.repeat(lo - first, counts) + np.arange(int(counts.sum()))
+        mine = self._cols["kind"][at] == kind
+        ends = np.cumsum(mine)
+        stops = ends[first + counts - 1].tolist() if len(at) else [0] * len(counts)
+        at = at[mine]
+        frames, times, values = (self._cols[n][at].tolist() for n in ("frame", "time", "value"))
+        out: list[list[tuple[int, float, float]]] = []
+        start = 0
+        for n, stop in zip(counts.tolist(), stops, strict=True):
+            if not n:
+                out.append([])
+                continue
+            out.append(list(zip(frames[start:stop], times[start:stop], values[start:stop], strict=True)))
+            start = stop
+        return out
 
 
 class SideColumns:
@@ -255,7 +261,7 @@ class SideColumns:
     def __getitem__(self, name: str) -> Any:
         col = self._cache.get(name)
         if col is None:
-            col = self._cache[name] = self._sides[name][self.rows]
+            col = self._cache[name] = self._sides.column(name, self.rows)
         return col
 
     def kept(self, kind: int) -> list[list[tuple[int, float, float]]]:
@@ -397,7 +403,8 @@ ROWS_PER_CHUNK = 4096
 
 
 class ConnectionTable(Sequence[Connection]):
-    """Every connection of a capture, as the kernel's columns; a ``Connection`` row only when asked for.
+    """Every connection of a capture, as columns (its finished rows, ``fields.Finished``, side
+    ``2 * id + side``); a ``Connection`` row only when asked for.
 
     Findings read whole columns (``side``, ``conn``, ``handshake``) and build rows for the few
     connections they cite (``rows``); walking the table (the console's COPY, ``--connections``)
@@ -405,7 +412,7 @@ class ConnectionTable(Sequence[Connection]):
     for the whole table at once.
     """
 
-    def __init__(self, conns: Any, sides: Any, events: Any) -> None:
+    def __init__(self, conns: Finished, sides: Finished, events: Any) -> None:
         self._conns = conns
         self._sides = sides
         self._event_rows = events
@@ -421,8 +428,7 @@ class ConnectionTable(Sequence[Connection]):
     @classmethod
     def empty(cls) -> ConnectionTable:
         """A table of no connections (nothing was read)."""
-        conns, sides = np.zeros(0, FINISHED_CONN), np.zeros(0, FINISHED_SIDE)
-        return cls(conns.view(np.recarray), sides.view(np.recarray), zeroed(Event, 0))
+        return cls(Finished(np.zeros(0, FINISHED_CONN)), Finished(np.zeros(0, FINISHED_SIDE)), zeroed(Event, 0))
 
     def __len__(self) -> int:
         return self._n
@@ -458,15 +464,15 @@ class ConnectionTable(Sequence[Connection]):
 
     def side(self, role: Role, name: str) -> Any:
         """A ``fields.Side`` field of what each connection's ``role`` sent (raw, as the kernel keeps it)."""
-        return self._sides[name][self.side_rows(role)]
+        return self._sides.column(name, self.side_rows(role))
 
     def window_median(self, role: Role) -> Any:
         """The median window each connection's ``role`` advertised (-1: none)."""
-        return self._sides["q"][self.side_rows(role), SKETCH_WINDOW, 0]
+        return self._sides.column("q", self.side_rows(role))[:, SKETCH_WINDOW, 0]
 
     def rtt_median(self, role: Role) -> Any:
         """The median RTT of ``role``'s data, in microseconds (-1: no sample)."""
-        return self._sides["q"][self.side_rows(role), SKETCH_RTT, 0]
+        return self._sides.column("q", self.side_rows(role))[:, SKETCH_RTT, 0]
 
     def fast_retransmissions(self, role: Role) -> Any:
         """``Direction.fast_retransmissions`` of each connection's ``role``."""

@@ -25,6 +25,7 @@ shows it, one attribute on the row).
 from __future__ import annotations
 
 import inspect
+import mmap
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -493,3 +494,82 @@ def _finished(record: type[Record], extra: list[Any]) -> np.dtype[Any]:
 FINISHED_CONN = _finished(Conn, [])
 #: A finished side's row, with ``q[which, i]``: quantile i of its sketch ``which`` (-1: empty).
 FINISHED_SIDE = _finished(Side, [("q", np.int64, (2, N_QUANTILES))])
+
+
+def _narrowest(col: Any) -> np.dtype[Any]:
+    """The smallest integer type holding every value of ``col`` (other types as they are)."""
+    kind = col.dtype.kind
+    full: np.dtype[Any] = np.dtype(col.dtype.base)
+    if kind not in "iu" or not col.size:
+        return full
+    lo, hi = int(col.min()), int(col.max())
+    for t in (np.int8, np.int16, np.int32) if kind == "i" else (np.uint8, np.uint16, np.uint32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return np.dtype(t)
+    return full
+
+
+def mapped(n: int, dtype: np.dtype[Any]) -> Any:
+    """``n`` zeroed rows in an anonymous memory mapping of their own: unmapped (returned to the
+    system) when the array goes. Freed heap blocks are not: glibc keeps them, and once a large
+    block was freed it serves blocks up to that size from the heap."""
+    return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype, count=n)
+
+
+class Finished:
+    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields) stored narrow: each integer
+    field in the smallest type that holds its values (most are small counts), in a mapping of
+    their own (``mapped``). Read like the kernel's rows: a field comes back in its kernel type
+    (int64, uint64), ``rows[ids]`` gives those rows."""
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+
+    @classmethod
+    def narrowed(cls, rows: Any) -> Finished:
+        names = rows.dtype.names or ()
+        dtype = np.dtype([(n, _narrowest(rows[n]), rows.dtype[n].shape) for n in names])
+        out = mapped(len(rows), dtype)
+        for n in names:
+            out[n] = rows[n]
+        return cls(out)
+
+    @classmethod
+    def gather(cls, parts: Any, n: int, full: np.dtype[Any]) -> Finished:
+        """Rows ``ids`` of each (ids, ``Finished``) of ``parts`` (emptied, oldest first: a later
+        part's row wins) at their place in ``n`` rows of fields ``full``."""
+        names = full.names or ()
+        widest = {name: np.dtype(full[name].base) for name in names}
+        if parts:
+            for name in names:
+                widest[name] = np.result_type(*(p.rows.dtype[name].base for _, p in parts))
+        out = mapped(n, np.dtype([(name, widest[name], full[name].shape) for name in names]))
+        while parts:
+            ids, part = parts.popleft()
+            for name in names:
+                out[name][ids] = part.rows[name]
+            del part
+        return cls(out)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str, ids: Any = None) -> Any:
+        """Field ``name`` (of rows ``ids``, or of every row) in its kernel type."""
+        col = self.rows[name] if ids is None else self.rows[name][ids]
+        kind = col.dtype.kind
+        if kind == "i":
+            return col.astype(np.int64)
+        if kind == "u":
+            return col.astype(np.uint64)
+        return col
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return self.column(key)
+        return Finished(self.rows[key])
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "rows":
+            raise AttributeError(name)
+        return self.column(name)

@@ -55,6 +55,7 @@ from whodunnet.capture.fields import (
     N_QUANTILES,
     Conn,
     Event,
+    Finished,
     Iface,
     Key,
     Packet,
@@ -162,9 +163,10 @@ class CaptureState:
         self.free = np.zeros(conns, np.int64)
         self.ageing = ageing
         self.spill: Spill | None = None
-        #: Finished rows of retired connections: (ids, FINISHED_CONN rows, FINISHED_SIDE rows), oldest first.
-        self.finished: collections.deque[tuple[Any, Any, Any]] = collections.deque()
-        self._table: Any = None
+        #: Finished rows of retired connections: (ids, their FINISHED_CONN rows, FINISHED_SIDE
+        #: rows: two each), oldest first.
+        self.finished: collections.deque[tuple[Any, Finished, Finished]] = collections.deque()
+        self._table: tuple[Finished, Finished] | None = None
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
         self.revived = 0
@@ -303,7 +305,7 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any) -> tuple[Any, Any]:
+    def finish(self, rows: Any) -> tuple[Finished, Finished]:
         """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the
         connections in rows ``rows``; their sketch runs are closed into the map."""
         rows = np.asarray(rows, np.int64)
@@ -319,7 +321,7 @@ class CaptureState:
             if name != "q":
                 sides[name] = self.sides[name][side_rows]
         sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
-        return conns, sides
+        return Finished.narrowed(conns), Finished.narrowed(sides)
 
     def _quantiles(self, ids: Any, side_rows: Any) -> Any:
         """``[(i * 2 + side) * 2 + which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
@@ -338,26 +340,26 @@ class CaptureState:
         quantiles(local[by], value[by], count[by], folded, np.array(QUANTILES), out)
         return out
 
-    def table(self) -> tuple[Any, Any]:
+    def table(self) -> tuple[Finished, Finished]:
         """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
-        rows, side ``2 * id + side``). The retired ones' come from the finished store (emptied);
-        the open ones are finished where they are (their rows stay)."""
+        rows, side ``2 * id + side``). The retired ones' come from the finished store (emptied as
+        they are moved); the open ones are finished where they are."""
         if self._table is None:
-            self.finished.append((self.conns.cid[self.open_rows()], *self.finish(self.open_rows())))
-            n = self.n
-            conns = np.zeros(n, FINISHED_CONN)
-            sides = np.zeros(2 * n, FINISHED_SIDE)
-            while self.finished:  # oldest first: a connection that revived and retired again ends newest
+            rows = self.open_rows()
+            self.finished.append((self.conns.cid[rows], *self.finish(rows)))
+            conns: collections.deque[tuple[Any, Finished]] = collections.deque()
+            sides: collections.deque[tuple[Any, Finished]] = collections.deque()
+            while self.finished:
                 ids, c, s = self.finished.popleft()
-                conns[ids] = c
-                sides[2 * ids] = s[0::2]
-                sides[2 * ids + 1] = s[1::2]
-            self._table = conns.view(np.recarray), sides.view(np.recarray)
+                conns.append((ids, c))
+                sides.append(((2 * ids[:, None] + np.arange(2)).reshape(-1), s))
+            n = self.n
+            self._table = Finished.gather(conns, n, FINISHED_CONN), Finished.gather(sides, 2 * n, FINISHED_SIDE)
             self.close()
             # Nothing reads the open rows, the 4-tuples or the hash table again: free them.
             self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)
             self.keys, self.free, self.ht = zeroed(Key, 0), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return self._table  # type: ignore[no-any-return]
+        return self._table
 
     def close(self) -> None:
         """Drop the spill file."""
