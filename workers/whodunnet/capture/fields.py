@@ -484,16 +484,20 @@ WORKING: dict[str, frozenset[str]] = {
 N_QUANTILES = 2
 
 
-def _finished(record: type[Record], extra: list[Any]) -> np.dtype[Any]:
+def _part(record: type[Record], working: bool, extra: tuple[Any, ...] = ()) -> np.dtype[Any]:
+    """The fields of ``record`` that are working state (``working``) or not, packed."""
     drop = WORKING[record.__name__]
-    kept = [(c.name, c.kind, c.shape) if c.shape else (c.name, c.kind) for c in record.columns if c.name not in drop]
-    return np.dtype(kept + extra)
+    kept = [(c.name, c.kind, c.shape) if c.shape else (c.name, c.kind) for c in record.columns]
+    return np.dtype([f for f in kept if (f[0] in drop) == working] + list(extra))
 
 
+#: The working state alone: what a retired connection spills, besides its finished row.
+WORKING_CONN = _part(Conn, True)
+WORKING_SIDE = _part(Side, True)
 #: A finished connection's row: what the connection table and the findings read (packed).
-FINISHED_CONN = _finished(Conn, [])
+FINISHED_CONN = _part(Conn, False)
 #: A finished side's row, with ``q[which, i]``: quantile i of its sketch ``which`` (-1: empty).
-FINISHED_SIDE = _finished(Side, [("q", np.int64, (2, N_QUANTILES))])
+FINISHED_SIDE = _part(Side, False, (("q", np.int64, (2, N_QUANTILES)),))
 
 
 def _narrowest(col: Any) -> np.dtype[Any]:

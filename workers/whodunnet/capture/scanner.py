@@ -9,11 +9,12 @@ per-connection rows: it grows with connections, never with packets.
 With ageing (``Ageing``, on for the analysis), connections silent long enough are retired
 when the connection rows are full, before they would grow: each one's finished row (what the
 connection table and the findings read, ``fields.FINISHED_CONN`` / ``FINISHED_SIDE``, its
-quantiles worked out) joins the finished store, its whole kernel state is written to a spill
-file (``Spill``), and its rows are reused. A later packet of its 4-tuple brings it back from
-the spill exactly as it was (same id), unless it is a SYN with another initial sequence
-number (a new connection, the port-reuse rule). Memory then follows the open connections plus
-a finished row per connection, not the kernel's whole state per connection.
+quantiles worked out, stored narrow) joins the finished store, the working state that row
+leaves out (and its sketch entries) goes to a spill file (``Spill``), and its rows are reused.
+A later packet of its 4-tuple brings it back from the two exactly as it was (same id), unless
+it is a SYN with another initial sequence number (a new connection, the port-reuse rule).
+Memory then follows the open connections plus a finished row per connection, not the
+kernel's whole state per connection.
 
 Offsets are positions in the (decompressed) capture stream.
 """
@@ -53,6 +54,8 @@ from whodunnet.capture.fields import (
     FINISHED_CONN,
     FINISHED_SIDE,
     N_QUANTILES,
+    WORKING_CONN,
+    WORKING_SIDE,
     Conn,
     Event,
     Finished,
@@ -87,42 +90,50 @@ assert len(QUANTILES) == N_QUANTILES
 
 
 class Spill:
-    """Retired connections' whole kernel state (connection row, two side rows, sketch entries),
-    in batches appended to an unnamed temporary file, read back when a connection revives.
-    About 1.9 KB of disk per retired connection; no memory."""
+    """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
+    ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file,
+    read back when a connection revives. About 1 KB of disk per retired connection; no memory."""
 
     def __init__(self) -> None:
         # Open as long as the state is (``CaptureState.close``), not one block's worth.
         self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-")  # noqa: SIM115
+        self._at: list[int] = []
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
 
     def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
-        """Write one batch (``starts``: where each connection's entries begin, and the end); its position."""
-        at = self._end
+        """Write one batch (``starts``: where each connection's entries begin, and the end); its number."""
+        self._at.append(self._end)
         head = np.array([len(conns), len(entries)], np.int64)
-        parts = [head, np.ascontiguousarray(starts, np.int64), conns, sides, entries]
-        self._file.seek(at)
-        for part in parts:
+        self._file.seek(self._end)
+        for part in (head, np.asarray(starts, np.int64), conns, sides, entries):
             self._file.write(np.ascontiguousarray(part).view(np.uint8).data)
         self._end = self._file.tell()
-        return at
+        return len(self._at) - 1
 
-    def get(self, at: int, i: int) -> tuple[Any, Any, Any]:
-        """Connection ``i`` of the batch at ``at``: (connection row, its two side rows, its sketch entries)."""
-        if self._last[0] != at:
-            self._file.seek(at)
+    def get(self, batch: int, i: int) -> tuple[Any, Any, Any]:
+        """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
+        if self._last[0] != batch:
+            self._file.seek(self._at[batch])
             n, m = np.frombuffer(self._file.read(16), np.int64).tolist()
             starts = np.frombuffer(self._file.read(8 * (n + 1)), np.int64)
-            conns = np.frombuffer(self._file.read(n * Conn.dtype.itemsize), Conn.dtype)
-            sides = np.frombuffer(self._file.read(2 * n * Side.dtype.itemsize), Side.dtype)
+            conns = np.frombuffer(self._file.read(n * WORKING_CONN.itemsize), WORKING_CONN)
+            sides = np.frombuffer(self._file.read(2 * n * WORKING_SIDE.itemsize), WORKING_SIDE)
             entries = np.frombuffer(self._file.read(m * SketchEntry.dtype.itemsize), SketchEntry.dtype)
-            self._last = (at, (starts, conns, sides, entries))
+            self._last = (batch, (starts, conns, sides, entries))
         starts, conns, sides, entries = self._last[1]
         return conns[i], sides[2 * i : 2 * i + 2], entries[starts[i] : starts[i + 1]]
 
     def close(self) -> None:
         self._file.close()
+
+
+def _fields(rows: Any, at: Any, dtype: np.dtype[Any]) -> Any:
+    """Rows ``at`` of ``rows``, the fields of ``dtype`` only."""
+    out = np.zeros(len(at), dtype)
+    for name in dtype.names or ():
+        out[name] = rows[name][at]
+    return out
 
 
 def _positions(sorted_ids: Any, ids: Any) -> Any:
@@ -163,9 +174,9 @@ class CaptureState:
         self.free = np.zeros(conns, np.int64)
         self.ageing = ageing
         self.spill: Spill | None = None
-        #: Finished rows of retired connections: (ids, their FINISHED_CONN rows, FINISHED_SIDE
-        #: rows: two each), oldest first.
-        self.finished: collections.deque[tuple[Any, Finished, Finished]] = collections.deque()
+        #: Finished rows of retired connections, a batch per sweep, oldest first: (ids, their
+        #: FINISHED_CONN rows, FINISHED_SIDE rows: two each). Batch b's working state is the spill's batch b.
+        self.finished: list[tuple[Any, Finished, Finished]] = []
         self._table: tuple[Finished, Finished] | None = None
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
@@ -261,8 +272,8 @@ class CaptureState:
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        spilled = self.spill.put(self.conns[rows], self.sides[side_rows], entries, starts)
-        self.keys.spill_at[ids] = spilled
+        working = _fields(self.conns, rows, WORKING_CONN), _fields(self.sides, side_rows, WORKING_SIDE)
+        self.keys.spill_at[ids] = self.spill.put(*working, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
         self.finished.append((ids, *self.finish(rows)))
         # Their entries out of the map (closing the runs may have added some).
@@ -286,7 +297,9 @@ class CaptureState:
         c, j = int(g.revive), int(g.revive_at)
         self.revived += 1
         assert self.spill is not None
-        conn, sides, entries = self.spill.get(int(self.keys.spill_at[c]), int(self.keys.spill_i[c]))
+        batch, i = int(self.keys.spill_at[c]), int(self.keys.spill_i[c])
+        conn, sides, entries = self.spill.get(batch, i)
+        _, done_conn, done_sides = self.finished[batch]
         if g.n_free:
             g.n_free -= 1
             r = int(self.free[int(g.n_free)])
@@ -295,8 +308,16 @@ class CaptureState:
                 self.grow_conns()
             r = int(g.slots)
             g.slots += 1
-        self.conns[r] = conn
-        self.sides[2 * r : 2 * r + 2] = sides
+        for name in FINISHED_CONN.names or ():
+            self.conns[name][r] = done_conn.rows[name][i]
+        for name in WORKING_CONN.names or ():
+            self.conns[name][r] = conn[name]
+        for d in range(2):
+            for name in FINISHED_SIDE.names or ():
+                if name != "q":
+                    self.sides[name][2 * r + d] = done_sides.rows[name][2 * i + d]
+            for name in WORKING_SIDE.names or ():
+                self.sides[name][2 * r + d] = sides[d][name]
         while (int(g.sketch_used) + len(entries) + 2) * 2 > len(self.sketches):
             self.grow_sketches()
         with np.errstate(over="ignore"):
@@ -349,10 +370,10 @@ class CaptureState:
             self.finished.append((self.conns.cid[rows], *self.finish(rows)))
             conns: collections.deque[tuple[Any, Finished]] = collections.deque()
             sides: collections.deque[tuple[Any, Finished]] = collections.deque()
-            while self.finished:
-                ids, c, s = self.finished.popleft()
+            for ids, c, s in self.finished:
                 conns.append((ids, c))
                 sides.append(((2 * ids[:, None] + np.arange(2)).reshape(-1), s))
+            self.finished = []
             n = self.n
             self._table = Finished.gather(conns, n, FINISHED_CONN), Finished.gather(sides, 2 * n, FINISHED_SIDE)
             self.close()
