@@ -128,11 +128,15 @@ class Spill:
         self._file.close()
 
 
-def _fields(rows: Any, at: Any, dtype: np.dtype[Any]) -> Any:
-    """Rows ``at`` of ``rows``, the fields of ``dtype`` only."""
+def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
+    """Rows ``at`` of ``rows``, the fields of ``dtype`` only (but ``skip``): a field at a time
+    (taking whole rows first copies every field), of a plain array (a record array's fields
+    cost more to reach)."""
+    rows = rows.view(np.ndarray)
     out = np.zeros(len(at), dtype)
     for name in dtype.names or ():
-        out[name] = rows[name][at]
+        if name != skip:
+            out[name] = rows[name][at]
     return out
 
 
@@ -333,14 +337,9 @@ class CaptureState:
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        conns = np.zeros(len(rows), FINISHED_CONN)
-        for name in FINISHED_CONN.names or ():
-            conns[name] = self.conns[name][rows]
+        conns = _fields(self.conns, rows, FINISHED_CONN)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        sides = np.zeros(len(side_rows), FINISHED_SIDE)
-        for name in FINISHED_SIDE.names or ():
-            if name != "q":
-                sides[name] = self.sides[name][side_rows]
+        sides = _fields(self.sides, side_rows, FINISHED_SIDE, skip="q")
         sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
         return Finished.narrowed(conns), Finished.narrowed(sides)
 
