@@ -213,12 +213,12 @@ _SHOW: dict[Show, Callable[[Any], list[Any]]] = {
 
 
 class EventIndex:
-    """The event pool's rows (``fields.Event``) grouped by side row, each row's in the order kept."""
+    """The event pool's rows (``fields.Event``), grouped by side row (each row's in the order kept:
+    ``CaptureState.table`` sorts the pool so), found by side row."""
 
     def __init__(self, events: Any) -> None:
-        order = np.argsort(events["row"], kind="stable")
-        self._row = events["row"][order]
-        self._cols = {name: events[name][order] for name in ("kind", "frame", "time", "value")}
+        self._row = np.ascontiguousarray(events["row"])
+        self._cols = {name: events[name] for name in ("kind", "frame", "time", "value")}
 
     def kept(self, rows: Any, kind: int) -> list[list[tuple[int, float, float]]]:
         """Per side row of ``rows``: the (packet, time, value) of each event of ``kind`` it kept, in order."""
@@ -413,6 +413,7 @@ class ConnectionTable(Sequence[Connection]):
     """
 
     def __init__(self, conns: Finished, sides: Finished, events: Any) -> None:
+        """``events``: the kept examples grouped by side row (``CaptureState.table``)."""
         self._conns = conns
         self._sides = sides
         self._event_rows = events

@@ -363,7 +363,8 @@ class CaptureState:
     def table(self) -> tuple[Finished, Finished]:
         """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
         rows, side ``2 * id + side``). The retired ones' come from the finished store (emptied as
-        they are moved); the open ones are finished where they are."""
+        they are moved); the open ones are finished where they are. The event pool is sorted
+        by side row."""
         if self._table is None:
             rows = self.open_rows()
             self.finished.append((self.conns.cid[rows], *self.finish(rows)))
@@ -379,6 +380,10 @@ class CaptureState:
             # Nothing reads the open rows, the 4-tuples or the hash table again: free them.
             self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)
             self.keys, self.free, self.ht = zeroed(Key, 0), np.zeros(0, np.int64), np.zeros(0, np.int64)
+            # Then the kept examples grouped by side row (each row's in the order kept), as the
+            # connection table reads them: sorted here once, so it need not keep a sorted copy.
+            events = self.events[: int(self.g.n_events)]
+            self.events = events[np.argsort(events.row, kind="stable")]
         return self._table
 
     def close(self) -> None:
