@@ -227,7 +227,7 @@ def test_every_row_attribute_comes_from_the_field_table_once() -> None:
 def sketch_quantiles(values: list[int]) -> tuple[int | None, int | None, int, bool]:
     """(median, p99, map entries, folded) of one window sketch fed ``values`` by the kernel."""
     st = CaptureState()
-    st.g.conns = 1
+    st.g.conns = st.g.slots = 1
     for v in values:
         if (st.g.sketch_used + 2) * 2 > len(st.sketches):
             st.grow_sketches()

@@ -20,6 +20,7 @@ import pytest
 from capture_testdata import CAPTURES
 
 from whodunnet.capture.analyzer import analyze_capture
+from whodunnet.capture.constants import DEFAULT_AGEING, Ageing
 from whodunnet.limits import DEFAULT_LIMITS
 from whodunnet.model import json_bytes
 
@@ -33,9 +34,9 @@ def captures() -> list[Path]:
     return found
 
 
-def output(path: Path) -> bytes:
+def output(path: Path, ageing: Ageing | None = DEFAULT_AGEING) -> bytes:
     """The summary, connection table and findings of one capture, as indented JSON."""
-    evidence, findings = analyze_capture(0, path, limits=DEFAULT_LIMITS)
+    evidence, findings = analyze_capture(0, path, limits=DEFAULT_LIMITS, ageing=ageing)
     doc = {
         "summary": evidence.summary,
         "error": evidence.error,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from whodunnet.capture.connections import ConnectionTable
+from whodunnet.capture.constants import DEFAULT_AGEING, Ageing
 from whodunnet.capture.fields import Scan
 from whodunnet.capture.findings import capture_facts, tcp_findings
 from whodunnet.capture.packets import Checkpoint, IndexRecorder, index_to_json
@@ -46,9 +47,12 @@ class CaptureAnalysis:
         *,
         limits: Limits = DEFAULT_LIMITS,
         on_progress: Callable[[float], None] | None = None,
+        ageing: Ageing | None = DEFAULT_AGEING,
     ) -> None:
         self.limits = limits
         self.on_progress = on_progress
+        #: When silent connections leave the kernel's rows (None: never; the output is the same).
+        self.ageing = ageing
         #: The kernel's arrays once ``run`` has started (the connection table's columns).
         self.state: CaptureState | None = None
         self.compressed = False
@@ -76,6 +80,7 @@ class CaptureAnalysis:
             max_caplen=self.limits.max_caplen,
             size_hint=0 if opened.compressed else opened.size,
             on_chunk=on_chunk,
+            ageing=self.ageing,
         )
         self.state = scanner.state
         recorder.scanner = scanner
@@ -89,6 +94,7 @@ class CaptureAnalysis:
         finally:
             self.decompressed_bytes = opened.decompressed_bytes
             opened.close()
+            scanner.release_buffer()
         return self.summary()
 
     def connections(self) -> ConnectionTable:
@@ -96,8 +102,8 @@ class CaptureAnalysis:
         st = self.state
         if st is None:
             return ConnectionTable.empty()
-        n = st.n
-        return ConnectionTable(st.conns[:n], st.sides[: 2 * n], st.sketch_quantiles(), st.events[: int(st.g.n_events)])
+        conns, sides = st.table()
+        return ConnectionTable(conns, sides, st.events[: int(st.g.n_events)])
 
     def summary(self) -> Summary:
         """The summary of what has been read so far (what the evidence card shows)."""
@@ -135,9 +141,10 @@ def analyze_capture(
     *,
     limits: Limits,
     progress: Callable[[float], None] | None = None,
+    ageing: Ageing | None = DEFAULT_AGEING,
 ) -> tuple[EvidenceResult, list[Finding]]:
     """Analyze one capture file: its evidence entry and its findings (partial on error)."""
-    analysis = CaptureAnalysis(limits=limits, on_progress=progress)
+    analysis = CaptureAnalysis(limits=limits, on_progress=progress, ageing=ageing)
     error: ErrorInfo | None = None
     try:
         summary = analysis.run(path)

@@ -18,7 +18,19 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from whodunnet.capture.constants import EV_RTO, EV_SYN, EV_SYNACK, SKETCH_RTT, SKETCH_WINDOW
-from whodunnet.capture.fields import Col, Conn, Event, Handshake, Show, Side, blank, zeroed
+from whodunnet.capture.fields import (
+    FINISHED_CONN,
+    FINISHED_SIDE,
+    Col,
+    Conn,
+    Event,
+    Finished,
+    Handshake,
+    Show,
+    Side,
+    blank,
+    zeroed,
+)
 
 Role = Literal["client", "server"]
 
@@ -201,43 +213,46 @@ _SHOW: dict[Show, Callable[[Any], list[Any]]] = {
 
 
 class EventIndex:
-    """The event pool's rows (``fields.Event``) grouped by side row, each row's in the order kept."""
+    """The event pool's rows (``fields.Event``), grouped by side row (each row's in the order kept:
+    ``CaptureState.table`` sorts the pool so), found by side row."""
 
     def __init__(self, events: Any) -> None:
-        order = np.argsort(events["row"], kind="stable")
-        self._row = events["row"][order]
-        self._cols = {name: events[name][order] for name in ("kind", "frame", "time", "value")}
-        self._lists: dict[str, list[Any]] = {}
-
-    def _list(self, name: str) -> list[Any]:
-        got = self._lists.get(name)
-        if got is None:
-            got = self._lists[name] = self._cols[name].tolist()
-        return got
+        self._row = np.ascontiguousarray(events["row"])
+        self._cols = {name: events[name] for name in ("kind", "frame", "time", "value")}
 
     def kept(self, rows: Any, kind: int) -> list[list[tuple[int, float, float]]]:
         """Per side row of ``rows``: the (packet, time, value) of each event of ``kind`` it kept, in order."""
-        lo = np.searchsorted(self._row, rows, "left").tolist()
-        hi = np.searchsorted(self._row, rows, "right").tolist()
-        kinds, frames, times, values = (self._list(n) for n in ("kind", "frame", "time", "value"))
-        return [
-            [(frames[j], times[j], values[j]) for j in range(a, b) if kinds[j] == kind] if b > a else []
-            for a, b in zip(lo, hi, strict=True)
-        ]
+        lo = np.searchsorted(self._row, rows, "left")
+        counts = np.searchsorted(self._row, rows, "right") - lo
+        # Only these rows' events become Python values (not whole columns: 2 M events are 200 MB of objects).
+        first = np.cumsum(counts) - counts
+        at = np.repeat(lo - first, counts) + np.arange(int(counts.sum()))
+        mine = self._cols["kind"][at] == kind
+        ends = np.cumsum(mine)
+        stops = ends[first + counts - 1].tolist() if len(at) else [0] * len(counts)
+        at = at[mine]
+        frames, times, values = (self._cols[n][at].tolist() for n in ("frame", "time", "value"))
+        out: list[list[tuple[int, float, float]]] = []
+        start = 0
+        for n, stop in zip(counts.tolist(), stops, strict=True):
+            if not n:
+                out.append([])
+                continue
+            out.append(list(zip(frames[start:stop], times[start:stop], values[start:stop], strict=True)))
+            start = stop
+        return out
 
 
 class SideColumns:
     """Side fields of the side rows ``rows`` as numpy columns, one entry per Direction to build.
 
     ``end`` and ``scale_known`` are the connection's (its last packet's time, whether the
-    handshake told the window scale); ``q`` is ``CaptureState.sketch_quantiles()``, ``events``
-    the event pool grouped by side row.
+    handshake told the window scale); ``events`` the event pool grouped by side row.
     """
 
-    def __init__(self, sides: Any, rows: Any, q: Any, end: Any, scale_known: Any, events: EventIndex) -> None:
+    def __init__(self, sides: Any, rows: Any, end: Any, scale_known: Any, events: EventIndex) -> None:
         self._sides = sides
         self.rows = rows
-        self._q = q
         self._events = events
         self.end = end
         self.scale_known = scale_known
@@ -246,7 +261,7 @@ class SideColumns:
     def __getitem__(self, name: str) -> Any:
         col = self._cache.get(name)
         if col is None:
-            col = self._cache[name] = self._sides[name][self.rows]
+            col = self._cache[name] = self._sides.column(name, self.rows)
         return col
 
     def kept(self, kind: int) -> list[list[tuple[int, float, float]]]:
@@ -255,7 +270,7 @@ class SideColumns:
 
     def quantile(self, which: int, i: int) -> Any:
         """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
-        return self._q[self.rows * 2 + which, i]
+        return self["q"][:, which, i]
 
     @property
     def handshake(self) -> Any:
@@ -388,7 +403,8 @@ ROWS_PER_CHUNK = 4096
 
 
 class ConnectionTable(Sequence[Connection]):
-    """Every connection of a capture, as the kernel's columns; a ``Connection`` row only when asked for.
+    """Every connection of a capture, as columns (its finished rows, ``fields.Finished``, side
+    ``2 * id + side``); a ``Connection`` row only when asked for.
 
     Findings read whole columns (``side``, ``conn``, ``handshake``) and build rows for the few
     connections they cite (``rows``); walking the table (the console's COPY, ``--connections``)
@@ -396,10 +412,10 @@ class ConnectionTable(Sequence[Connection]):
     for the whole table at once.
     """
 
-    def __init__(self, conns: Any, sides: Any, quantiles: Any, events: Any) -> None:
+    def __init__(self, conns: Finished, sides: Finished, events: Any) -> None:
+        """``events``: the kept examples grouped by side row (``CaptureState.table``)."""
         self._conns = conns
         self._sides = sides
-        self._q = quantiles
         self._event_rows = events
         self._n = len(conns)
         client, known = client_sides(conns, sides) if self._n else (np.zeros(0, np.int64), np.zeros(0, np.bool_))
@@ -413,7 +429,7 @@ class ConnectionTable(Sequence[Connection]):
     @classmethod
     def empty(cls) -> ConnectionTable:
         """A table of no connections (nothing was read)."""
-        return cls(zeroed(Conn, 0), zeroed(Side, 0), np.zeros((0, 2), np.int64), zeroed(Event, 0))
+        return cls(Finished(np.zeros(0, FINISHED_CONN)), Finished(np.zeros(0, FINISHED_SIDE)), zeroed(Event, 0))
 
     def __len__(self) -> int:
         return self._n
@@ -449,15 +465,15 @@ class ConnectionTable(Sequence[Connection]):
 
     def side(self, role: Role, name: str) -> Any:
         """A ``fields.Side`` field of what each connection's ``role`` sent (raw, as the kernel keeps it)."""
-        return self._sides[name][self.side_rows(role)]
+        return self._sides.column(name, self.side_rows(role))
 
     def window_median(self, role: Role) -> Any:
         """The median window each connection's ``role`` advertised (-1: none)."""
-        return self._q[self.side_rows(role) * 2 + SKETCH_WINDOW, 0]
+        return self._sides.column("q", self.side_rows(role))[:, SKETCH_WINDOW, 0]
 
     def rtt_median(self, role: Role) -> Any:
         """The median RTT of ``role``'s data, in microseconds (-1: no sample)."""
-        return self._q[self.side_rows(role) * 2 + SKETCH_RTT, 0]
+        return self._sides.column("q", self.side_rows(role))[:, SKETCH_RTT, 0]
 
     def fast_retransmissions(self, role: Role) -> Any:
         """``Direction.fast_retransmissions`` of each connection's ``role``."""
@@ -506,8 +522,8 @@ class ConnectionTable(Sequence[Connection]):
         conns = self._conns[ids]
         client, known = self.client[ids], self.roles_known[ids]
         crow = self._client_rows[ids]
-        cs = SideColumns(self._sides, crow, self._q, conns.last_ts, conns.scale_known, self.events)
-        ss = SideColumns(self._sides, crow ^ 1, self._q, conns.last_ts, conns.scale_known, self.events)
+        cs = SideColumns(self._sides, crow, conns.last_ts, conns.scale_known, self.events)
+        ss = SideColumns(self._sides, crow ^ 1, conns.last_ts, conns.scale_known, self.events)
         c2s, s2c = directions(cs), directions(ss)
         syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
         direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}

@@ -6,6 +6,8 @@ them costs nothing in the compiled code.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # ---- capture files -----------------------------------------------------------------------
 #: The first four bytes of a pcap file, read as a big-endian word.
 PCAP_LE_US = 0xD4C3B2A1
@@ -278,6 +280,28 @@ MANTISSA_BITS = 7
 SKETCH_WINDOW = 0
 SKETCH_RTT = 1
 
+# ---- ageing: retiring silent connections from the kernel's rows (``scanner.CaptureState.sweep``)
+
+
+@dataclass(frozen=True)
+class Ageing:
+    """When an open connection is retired from the kernel's rows (capture time: the latest
+    packet's against the connection's last). Retiring never changes the output (a retired
+    connection comes back exactly as it was); these only trade memory for work."""
+
+    #: Silence after both FINs, or after a RST.
+    closed_after: float = 2.0
+    #: Silence otherwise.
+    idle_after: float = 60.0
+    #: Connection rows to start with; a sweep runs when they are full, and they grow (double)
+    #: only when it freed less than a quarter of them.
+    rows: int = 1024
+
+
+#: What the analysis uses.
+DEFAULT_AGEING = Ageing()
+
+
 # ---- the kernel's conversation with Python ----------------------------------------------------
 FMT_PCAP = 1
 FMT_PCAPNG = 2
@@ -287,11 +311,14 @@ R_NEED_DATA = 1  # refill the buffer from the position and call again
 R_END = 2  # the file ended cleanly
 R_ERROR = 3  # bad input: Scan.err says what, Scan.err_at where
 R_SKIP = 4  # skip Scan.skip bytes without buffering them, then call again
-R_GROW_CONNS = 5  # the connection arrays are full: grow them and call again
+R_GROW_CONNS = 5  # the connection rows are full: retire silent connections or grow them, call again
 R_GROW_SKETCHES = 6  # the sketch map is too full
 R_GROW_IFACES = 7  # the interface rows are full
 R_FLUSH_TRACE = 8  # the trace buffer is full: take its rows and call again
 R_GROW_EVENTS = 9  # the event pool is full: grow it and call again
+R_GROW_KEYS = 10  # the 4-tuples by connection id (``fields.Key``) are full: grow them and call again
+R_GROW_TABLE = 11  # the 4-tuple hash table is a quarter full: grow it and call again
+R_REVIVE = 12  # the packet in hand belongs to a retired connection (Scan.revive): restore it, call again
 
 #: Bad input (Scan.err), and what each says (ERRORS).
 E_SHORT_MAGIC = 1

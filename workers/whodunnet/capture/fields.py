@@ -25,6 +25,7 @@ shows it, one attribute on the row).
 from __future__ import annotations
 
 import inspect
+import mmap
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -160,7 +161,13 @@ class Scan(Record):
     dup_packets: int = col(0, "TCP segments captured twice (capture duplicates)", view="duplicate_packets")
     dup_ttl: int = col(0, "of them, copies that differ only in TTL (a router seen on both sides)", view="duplicate_ttl")
     tcp_packets: int = col(0, "TCP segments decoded", view="tcp_packets")
-    conns: int = col(0, "connections so far: rows in use in the connection arrays", view="tcp_connections")
+    conns: int = col(0, "connections so far (ids handed out, in order of first packet)", view="tcp_connections")
+    slots: int = col(0, "connection rows ever used (a retired connection's row is reused: ``free``)")
+    n_free: int = col(0, "rows of retired connections waiting to be reused, on the ``free`` stack")
+    ht_used: int = col(0, "4-tuples in the hash table (open and retired connections)")
+    pending: bool = col(False, "the packet in hand is decoded and waits for its connection (after R_REVIVE)")
+    revive: int = col(-1, "R_REVIVE: the retired connection the packet in hand belongs to")
+    revive_at: int = col(-1, "R_REVIVE: its hash table slot")
     sketch_used: int = col(0, "entries in use in the sketch map")
     n_events: int = col(0, "rows in use in the event pool")
     n_trace: int = col(0, "packet rows of traced connections waiting in the trace buffer")
@@ -218,6 +225,7 @@ class Packet(Record):
     payload: int = col(0, "TCP payload bytes (per the IP length, so also when not captured)")
     # What the connection table made of it (a traced connection's rows are copies of this one):
     conn: int = col(0, "connection id")
+    slot: int = col(0, "its row in the connection arrays (the id, unless connections are aged out)")
     side: int = col(0, "sending side (0: the connection's lower endpoint)")
     rel_seq: int = col(0, "sequence number relative to the sender's base, unwrapped")
     seglen: int = col(0, "sequence space it covers (payload, SYN and FIN count one each)")
@@ -234,6 +242,7 @@ class Conn(Record):
     Side 0 sent from the lower endpoint of the 4-tuple (``a``), side 1 from the higher.
     """
 
+    cid: int = col(-1, "its connection id (-1: the row is free); the row is a slot, reused once the connection retires")
     a_ip_hi: U64 = col(0, "lower endpoint's address, high 64 bits")
     a_ip_lo: U64 = col(0, "lower endpoint's address, low 64 bits")
     b_ip_hi: U64 = col(0, "higher endpoint's address, high 64 bits")
@@ -417,3 +426,154 @@ class Handshake(Record):
     last_before_ecn: bool = col(False, "the last of them asked for ECN")
     ecn_before: bool = col(False, "one of them asked for ECN")
     initial_rtt: float = col(-1.0, "SYN → SYN-ACK → ACK as two halves, without retry delays (-1: not captured)")
+
+
+# ---- ageing: connections retired from the kernel's rows -----------------------------------------
+
+
+class Key(Record):
+    """One connection's 4-tuple, by connection id: how the hash table finds a retired connection
+    (``ht`` holds -(id + 1) for it) and the key columns of the finished table."""
+
+    a_ip_hi: U64 = col(0, "lower endpoint's address, high 64 bits")
+    a_ip_lo: U64 = col(0, "lower endpoint's address, low 64 bits")
+    b_ip_hi: U64 = col(0, "higher endpoint's address, high 64 bits")
+    b_ip_lo: U64 = col(0, "higher endpoint's address, low 64 bits")
+    a_port: int = col(0, "lower endpoint's port")
+    b_port: int = col(0, "higher endpoint's port")
+    v6: bool = col(False, "IPv6 addresses")
+    seq_base: Ints = col(-1, "each side's seq_base when it retired (a SYN with another tells port reuse)", shape=(2,))
+    spill_at: int = col(-1, "retired: where its whole state was spilled (``scanner.Spill``); -1 while open")
+    spill_i: int = col(0, "its place in that spilled batch")
+
+
+#: Working state: fields the kernel needs while a connection is open and nothing reads once it
+#: is finished (the finished rows, ``FINISHED_CONN`` / ``FINISHED_SIDE``, leave them out).
+WORKING: dict[str, frozenset[str]] = {
+    "Conn": frozenset({"cid", "ooo_thresh", "hs_ack_pkt"}),
+    "Side": frozenset(
+        {
+            "flags_sent",
+            "acked",
+            "ack_valid",
+            "adv_ts",
+            "last_send_ts",
+            "resent_end",
+            "n_rto_ex",
+            "n_holes",
+            "holes",
+            "timed_end",
+            "timed_ts",
+            "rtt_max",
+            "win_last",
+            "n_recent",
+            "recent_fp",
+            "recent_ttl",
+            "recent_ts",
+            "n_syn_ev",
+            "first_syn_ts",
+            "n_synack_ev",
+            "run_value",
+            "run_count",
+            "distinct",
+            "folded",
+        }
+    ),
+}
+#: Quantiles kept per sketch of a finished side (``scanner.QUANTILES``).
+N_QUANTILES = 2
+
+
+def _part(record: type[Record], working: bool, extra: tuple[Any, ...] = ()) -> np.dtype[Any]:
+    """The fields of ``record`` that are working state (``working``) or not, packed."""
+    drop = WORKING[record.__name__]
+    kept = [(c.name, c.kind, c.shape) if c.shape else (c.name, c.kind) for c in record.columns]
+    return np.dtype([f for f in kept if (f[0] in drop) == working] + list(extra))
+
+
+#: The working state alone: what a retired connection spills, besides its finished row.
+WORKING_CONN = _part(Conn, True)
+WORKING_SIDE = _part(Side, True)
+#: A finished connection's row: what the connection table and the findings read (packed).
+FINISHED_CONN = _part(Conn, False)
+#: A finished side's row, with ``q[which, i]``: quantile i of its sketch ``which`` (-1: empty).
+FINISHED_SIDE = _part(Side, False, (("q", np.int64, (2, N_QUANTILES)),))
+
+
+def _narrowest(col: Any) -> np.dtype[Any]:
+    """The smallest integer type holding every value of ``col`` (other types as they are)."""
+    kind = col.dtype.kind
+    full: np.dtype[Any] = np.dtype(col.dtype.base)
+    if kind not in "iu" or not col.size:
+        return full
+    lo, hi = int(col.min()), int(col.max())
+    for t in (np.int8, np.int16, np.int32) if kind == "i" else (np.uint8, np.uint16, np.uint32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return np.dtype(t)
+    return full
+
+
+def mapped(n: int, dtype: np.dtype[Any]) -> Any:
+    """``n`` zeroed rows in an anonymous memory mapping of their own: unmapped (returned to the
+    system) when the array goes. Freed heap blocks are not: glibc keeps them, and once a large
+    block was freed it serves blocks up to that size from the heap."""
+    return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype, count=n)
+
+
+class Finished:
+    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields) stored narrow: each integer
+    field in the smallest type that holds its values (most are small counts), in a mapping of
+    their own (``mapped``). Read like the kernel's rows: a field comes back in its kernel type
+    (int64, uint64), ``rows[ids]`` gives those rows."""
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+
+    @classmethod
+    def narrowed(cls, rows: Any) -> Finished:
+        names = rows.dtype.names or ()
+        dtype = np.dtype([(n, _narrowest(rows[n]), rows.dtype[n].shape) for n in names])
+        out = mapped(len(rows), dtype)
+        for n in names:
+            out[n] = rows[n]
+        return cls(out)
+
+    @classmethod
+    def gather(cls, parts: Any, n: int, full: np.dtype[Any]) -> Finished:
+        """Rows ``ids`` of each (ids, ``Finished``) of ``parts`` (emptied, oldest first: a later
+        part's row wins) at their place in ``n`` rows of fields ``full``."""
+        names = full.names or ()
+        widest = {name: np.dtype(full[name].base) for name in names}
+        if parts:
+            for name in names:
+                widest[name] = np.result_type(*(p.rows.dtype[name].base for _, p in parts))
+        out = mapped(n, np.dtype([(name, widest[name], full[name].shape) for name in names]))
+        while parts:
+            ids, part = parts.popleft()
+            for name in names:
+                out[name][ids] = part.rows[name]
+            del part
+        return cls(out)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def column(self, name: str, ids: Any = None) -> Any:
+        """Field ``name`` (of rows ``ids``, or of every row) in its kernel type."""
+        col = self.rows[name] if ids is None else self.rows[name][ids]
+        kind = col.dtype.kind
+        if kind == "i":
+            return col.astype(np.int64)
+        if kind == "u":
+            return col.astype(np.uint64)
+        return col
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return self.column(key)
+        return Finished(self.rows[key])
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "rows":
+            raise AttributeError(name)
+        return self.column(name)

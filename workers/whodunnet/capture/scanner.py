@@ -6,11 +6,23 @@ refill the buffer when it asks, skip bytes it does not want buffered, grow the s
 turn an error code into ``MalformedInput`` with the byte offset. Memory is the buffer plus the
 per-connection rows: it grows with connections, never with packets.
 
+With ageing (``Ageing``, on for the analysis), connections silent long enough are retired
+when the connection rows are full, before they would grow: each one's finished row (what the
+connection table and the findings read, ``fields.FINISHED_CONN`` / ``FINISHED_SIDE``, its
+quantiles worked out, stored narrow) joins the finished store, the working state that row
+leaves out (and its sketch entries) goes to a spill file (``Spill``), and its rows are reused.
+A later packet of its 4-tuple brings it back from the two exactly as it was (same id), unless
+it is a SYN with another initial sequence number (a new connection, the port-reuse rule).
+Memory then follows the open connections plus a finished row per connection, not the
+kernel's whole state per connection.
+
 Offsets are positions in the (decompressed) capture stream.
 """
 
 from __future__ import annotations
 
+import collections
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,16 +41,39 @@ from whodunnet.capture.constants import (
     R_GROW_CONNS,
     R_GROW_EVENTS,
     R_GROW_IFACES,
+    R_GROW_KEYS,
     R_GROW_SKETCHES,
+    R_GROW_TABLE,
     R_NEED_DATA,
+    R_REVIVE,
     R_SKIP,
+    Ageing,
     linktype_name,
 )
-from whodunnet.capture.fields import Conn, Event, Iface, Packet, Scan, Side, SketchEntry, blank, grown, template, zeroed
+from whodunnet.capture.fields import (
+    FINISHED_CONN,
+    FINISHED_SIDE,
+    N_QUANTILES,
+    WORKING_CONN,
+    WORKING_SIDE,
+    Conn,
+    Event,
+    Finished,
+    Iface,
+    Key,
+    Packet,
+    Scan,
+    Side,
+    SketchEntry,
+    blank,
+    grown,
+    template,
+    zeroed,
+)
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
-from whodunnet.capture.kernel.table import rehash
+from whodunnet.capture.kernel.table import rehash, retire_rows
 from whodunnet.capture.source import BufferSource, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -51,6 +86,66 @@ TRACE_ROWS = 1 << 14
 _ROWS_BY_ATTRIBUTE = jit_disabled()
 #: The quantiles the connection table shows: window median, RTT median and p99.
 QUANTILES = (0.5, 0.99)
+assert len(QUANTILES) == N_QUANTILES
+
+
+class Spill:
+    """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
+    ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file,
+    read back when a connection revives. About 1 KB of disk per retired connection; no memory."""
+
+    def __init__(self) -> None:
+        # Open as long as the state is (``CaptureState.close``), not one block's worth.
+        self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-")  # noqa: SIM115
+        self._at: list[int] = []
+        self._end = 0
+        self._last: tuple[int, Any] = (-1, None)
+
+    def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
+        """Write one batch (``starts``: where each connection's entries begin, and the end); its number."""
+        self._at.append(self._end)
+        head = np.array([len(conns), len(entries)], np.int64)
+        self._file.seek(self._end)
+        for part in (head, np.asarray(starts, np.int64), conns, sides, entries):
+            self._file.write(np.ascontiguousarray(part).view(np.uint8).data)
+        self._end = self._file.tell()
+        return len(self._at) - 1
+
+    def get(self, batch: int, i: int) -> tuple[Any, Any, Any]:
+        """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
+        if self._last[0] != batch:
+            self._file.seek(self._at[batch])
+            n, m = np.frombuffer(self._file.read(16), np.int64).tolist()
+            starts = np.frombuffer(self._file.read(8 * (n + 1)), np.int64)
+            conns = np.frombuffer(self._file.read(n * WORKING_CONN.itemsize), WORKING_CONN)
+            sides = np.frombuffer(self._file.read(2 * n * WORKING_SIDE.itemsize), WORKING_SIDE)
+            entries = np.frombuffer(self._file.read(m * SketchEntry.dtype.itemsize), SketchEntry.dtype)
+            self._last = (batch, (starts, conns, sides, entries))
+        starts, conns, sides, entries = self._last[1]
+        return conns[i], sides[2 * i : 2 * i + 2], entries[starts[i] : starts[i + 1]]
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
+    """Rows ``at`` of ``rows``, the fields of ``dtype`` only (but ``skip``): a field at a time
+    (taking whole rows first copies every field), of a plain array (a record array's fields
+    cost more to reach)."""
+    rows = rows.view(np.ndarray)
+    out = np.zeros(len(at), dtype)
+    for name in dtype.names or ():
+        if name != skip:
+            out[name] = rows[name][at]
+    return out
+
+
+def _positions(sorted_ids: Any, ids: Any) -> Any:
+    """Where each of ``ids`` is in ``sorted_ids`` (ascending), -1 where it is not."""
+    if not len(sorted_ids):
+        return np.full(len(ids), -1, np.int64)
+    at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+    return np.where(sorted_ids[at] == ids, at, -1)
 
 
 def buffer_size(max_caplen: int, size_hint: int) -> int:
@@ -67,7 +162,9 @@ class CaptureState:
     The connection arrays are ``fields.zeroed``: a row's memory is touched when the kernel
     starts a connection in it, so resident memory follows the connections, not the capacity."""
 
-    def __init__(self, *, conns: int = 1024, trace: bool = False) -> None:
+    def __init__(self, *, conns: int = 1024, trace: bool = False, ageing: Ageing | None = None) -> None:
+        if ageing is not None:
+            conns = ageing.rows
         self.scan = blank(Scan, 1)
         self.ifaces = blank(Iface, 4)
         self.packet = blank(Packet, 1)
@@ -76,6 +173,18 @@ class CaptureState:
         self.conn0 = template(Conn)
         self.side0 = template(Side)
         self.ht = np.zeros(4 * conns, np.int64)
+        #: Every connection's 4-tuple by id; the rows of retired connections to reuse (a stack).
+        self.keys = zeroed(Key, conns)
+        self.free = np.zeros(conns, np.int64)
+        self.ageing = ageing
+        self.spill: Spill | None = None
+        #: Finished rows of retired connections, a batch per sweep, oldest first: (ids, their
+        #: FINISHED_CONN rows, FINISHED_SIDE rows: two each). Batch b's working state is the spill's batch b.
+        self.finished: list[tuple[Any, Finished, Finished]] = []
+        self._table: tuple[Finished, Finished] | None = None
+        #: Connections retired, and brought back, so far (a connection can do both several times).
+        self.retired = 0
+        self.revived = 0
         self.sketches = blank(SketchEntry, 4096)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
         self.events = zeroed(Event, 1024)
@@ -98,21 +207,190 @@ class CaptureState:
         """The arrays in ``scan``'s order. Compiled, they go as plain arrays: numba types a
         record array (a Python subclass) several times slower on every call."""
         arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.conn0, self.side0, self.ht]
-        arrays += [self.sketches, self.events]
+        arrays += [self.keys, self.free, self.sketches, self.events]
         arrays += [self.want, self.trace]
         return tuple(arrays if _ROWS_BY_ATTRIBUTE else (a.view(np.ndarray) for a in arrays))
 
+    def rows_full(self) -> None:
+        """R_GROW_CONNS: retire what is silent long enough; grow when that freed too few rows."""
+        if self.ageing is not None and self.sweep() * 4 >= len(self.conns):
+            return
+        self.grow_conns()
+
     def grow_conns(self) -> None:
         size = 2 * len(self.conns)
-        n = self.n
+        n = int(self.g.slots)
         self.conns = zeroed(Conn, size, self.conns[:n])
         self.sides = zeroed(Side, 2 * size, self.sides[: 2 * n])
-        self.ht = np.zeros(4 * size, np.int64)
-        with np.errstate(over="ignore"):  # hashes wrap by design (only numpy warns)
-            rehash(self.ht, self.conns, self.n)
+        free = np.zeros(size, np.int64)
+        free[: len(self.free)] = self.free
+        self.free = free
         if len(self.want):
             self.want = np.zeros(size, np.bool_)
             self.want[[i for i in self.traced if i < size]] = True
+
+    def grow_keys(self) -> None:
+        self.keys = zeroed(Key, 2 * len(self.keys), self.keys[: self.n])
+
+    def grow_table(self) -> None:
+        old, self.ht = self.ht, np.zeros(2 * len(self.ht), np.int64)
+        with np.errstate(over="ignore"):  # hashes wrap by design (only numpy warns)
+            rehash(self.ht, old, self.conns, self.keys)
+
+    # -- ageing ---------------------------------------------------------------------------
+
+    def open_rows(self) -> Any:
+        """The connection rows in use (open connections), ascending."""
+        return np.flatnonzero(self.conns.cid[: int(self.g.slots)] >= 0)
+
+    def sweep(self) -> int:
+        """Retire the connections silent for longer than ``ageing`` allows; how many."""
+        assert self.ageing is not None
+        rows = self.open_rows()
+        sides = self.sides
+        fin0, fin1 = sides.fin_ts[2 * rows], sides.fin_ts[2 * rows + 1]
+        closed = ((fin0 >= 0) & (fin1 >= 0)) | (sides.rst_ts[2 * rows] >= 0) | (sides.rst_ts[2 * rows + 1] >= 0)
+        idle = float(self.g.tmax) - self.conns.last_ts[rows]
+        rows = rows[idle > np.where(closed, self.ageing.closed_after, self.ageing.idle_after)]
+        if len(rows):
+            self.retire(rows)
+        return len(rows)
+
+    def retire(self, rows: Any) -> None:
+        """Retire the connections in rows ``rows``: spill their state, keep their finished rows,
+        take their entries out of the sketch map and free the rows."""
+        g = self.g
+        rows = np.asarray(rows, np.int64)
+        ids = self.conns.cid[rows]
+        order = np.argsort(ids)
+        rows, ids = rows[order], ids[order]
+        # The whole state first (the sketch runs still open), grouped by connection.
+        e = self.sketches
+        used = np.flatnonzero(e.sketch >= 0)
+        at = _positions(ids, e.sketch[used] >> 2)
+        mine = used[at >= 0]
+        by_conn = np.argsort(at[at >= 0], kind="stable")
+        entries = e[mine[by_conn]]
+        starts = np.searchsorted(at[at >= 0][by_conn], np.arange(len(ids) + 1))
+        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
+        self.retired += len(rows)
+        if self.spill is None:
+            self.spill = Spill()
+        working = _fields(self.conns, rows, WORKING_CONN), _fields(self.sides, side_rows, WORKING_SIDE)
+        self.keys.spill_at[ids] = self.spill.put(*working, entries, starts)
+        self.keys.spill_i[ids] = np.arange(len(ids))
+        self.finished.append((ids, *self.finish(rows)))
+        # Their entries out of the map (closing the runs may have added some).
+        e = self.sketches
+        used = np.flatnonzero(e.sketch >= 0)
+        keep = used[_positions(ids, e.sketch[used] >> 2) < 0]
+        size = 4096
+        while (len(keep) + 2) * 4 > size:
+            size *= 2
+        fresh = blank(SketchEntry, size)
+        with np.errstate(over="ignore"):
+            rehome(fresh, e[keep])
+        self.sketches = fresh
+        g.sketch_used = len(keep)
+        with np.errstate(over="ignore"):
+            retire_rows(self.ht, self.conns, self.sides, self.keys, self.free, g, rows)
+
+    def revive(self) -> None:
+        """R_REVIVE: bring connection ``Scan.revive`` back from the spill, as it was when it retired."""
+        g = self.g
+        c, j = int(g.revive), int(g.revive_at)
+        self.revived += 1
+        assert self.spill is not None
+        batch, i = int(self.keys.spill_at[c]), int(self.keys.spill_i[c])
+        conn, sides, entries = self.spill.get(batch, i)
+        _, done_conn, done_sides = self.finished[batch]
+        if g.n_free:
+            g.n_free -= 1
+            r = int(self.free[int(g.n_free)])
+        else:
+            if g.slots + 1 >= len(self.conns):
+                self.grow_conns()
+            r = int(g.slots)
+            g.slots += 1
+        for name in FINISHED_CONN.names or ():
+            self.conns[name][r] = done_conn.rows[name][i]
+        for name in WORKING_CONN.names or ():
+            self.conns[name][r] = conn[name]
+        for d in range(2):
+            for name in FINISHED_SIDE.names or ():
+                if name != "q":
+                    self.sides[name][2 * r + d] = done_sides.rows[name][2 * i + d]
+            for name in WORKING_SIDE.names or ():
+                self.sides[name][2 * r + d] = sides[d][name]
+        while (int(g.sketch_used) + len(entries) + 2) * 2 > len(self.sketches):
+            self.grow_sketches()
+        with np.errstate(over="ignore"):
+            rehome(self.sketches, entries.view(np.recarray))
+        g.sketch_used += len(entries)
+        self.keys.spill_at[c] = -1
+        self.ht[j] = r + 1
+
+    def finish(self, rows: Any) -> tuple[Finished, Finished]:
+        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the
+        connections in rows ``rows``; their sketch runs are closed into the map."""
+        rows = np.asarray(rows, np.int64)
+        with np.errstate(over="ignore"):
+            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
+                self.grow_sketches()
+        conns = _fields(self.conns, rows, FINISHED_CONN)
+        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
+        sides = _fields(self.sides, side_rows, FINISHED_SIDE, skip="q")
+        sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
+        return Finished.narrowed(conns), Finished.narrowed(sides)
+
+    def _quantiles(self, ids: Any, side_rows: Any) -> Any:
+        """``[(i * 2 + side) * 2 + which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
+        side ``side`` of connection ``ids[i]`` (-1: empty)."""
+        order = np.argsort(ids)
+        e = self.sketches
+        used = np.flatnonzero(e.sketch >= 0)
+        sketch = e.sketch[used]
+        at = _positions(ids[order], sketch >> 2)
+        mine = at >= 0
+        local = (order[at[mine]] << 2) | (sketch[mine] & 3)
+        value, count = e.value[used][mine], e.count[used][mine]
+        by = np.lexsort((value, local))
+        out = np.full((4 * len(ids), N_QUANTILES), -1, np.int64)
+        folded = self.sides.folded[side_rows].reshape(-1)
+        quantiles(local[by], value[by], count[by], folded, np.array(QUANTILES), out)
+        return out
+
+    def table(self) -> tuple[Finished, Finished]:
+        """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
+        rows, side ``2 * id + side``). The retired ones' come from the finished store (emptied as
+        they are moved); the open ones are finished where they are. The event pool is sorted
+        by side row."""
+        if self._table is None:
+            rows = self.open_rows()
+            self.finished.append((self.conns.cid[rows], *self.finish(rows)))
+            conns: collections.deque[tuple[Any, Finished]] = collections.deque()
+            sides: collections.deque[tuple[Any, Finished]] = collections.deque()
+            for ids, c, s in self.finished:
+                conns.append((ids, c))
+                sides.append(((2 * ids[:, None] + np.arange(2)).reshape(-1), s))
+            self.finished = []
+            n = self.n
+            self._table = Finished.gather(conns, n, FINISHED_CONN), Finished.gather(sides, 2 * n, FINISHED_SIDE)
+            self.close()
+            # Nothing reads the open rows, the 4-tuples or the hash table again: free them.
+            self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)
+            self.keys, self.free, self.ht = zeroed(Key, 0), np.zeros(0, np.int64), np.zeros(0, np.int64)
+            # Then the kept examples grouped by side row (each row's in the order kept), as the
+            # connection table reads them: sorted here once, so it need not keep a sorted copy.
+            events = self.events[: int(self.g.n_events)]
+            self.events = events[np.argsort(events.row, kind="stable")]
+        return self._table
+
+    def close(self) -> None:
+        """Drop the spill file."""
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
 
     def grow_events(self) -> None:
         self.events = zeroed(Event, 2 * len(self.events), self.events[: int(self.g.n_events)])
@@ -140,19 +418,13 @@ class CaptureState:
         return [linktype_name(x) for x in links]
 
     def sketch_quantiles(self) -> Any:
-        """``[row * 2 + which, i]``: quantile ``QUANTILES[i]`` of each side's sketches (-1: empty)."""
-        rows = 2 * self.n
+        """``[row * 2 + which, i]``: quantile ``QUANTILES[i]`` of each open connection row's
+        sketches (-1: empty); side ``row`` of connection row ``row // 2``."""
+        rows = np.arange(int(self.g.slots))
         with np.errstate(over="ignore"):
-            while not close_runs(self.sketches, self.g, self.sides, rows):
+            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        e = self.sketches
-        used = e.sketch >= 0
-        sketch, value, count = e.sketch[used], e.value[used], e.count[used]
-        order = np.lexsort((value, sketch))
-        out = np.full((2 * rows, len(QUANTILES)), -1, np.int64)
-        folded = self.sides.folded[:rows].reshape(-1)
-        quantiles(sketch[order], value[order], count[order], folded, np.array(QUANTILES), out)
-        return out
+        return self._quantiles(self.conns.cid[rows], np.arange(2 * len(rows)))
 
 
 class Scanner:
@@ -173,13 +445,14 @@ class Scanner:
         on_chunk: Callable[[], None] | None = None,
         trace: set[int] | None = None,
         on_trace: Callable[[Any], None] | None = None,
+        ageing: Ageing | None = None,
     ) -> None:
         self._read = stream.read
         self._readinto = stream.readinto
         self._max_caplen = max_caplen
         self._on_chunk = on_chunk
         self._on_trace = on_trace
-        self.state = CaptureState(trace=trace is not None)
+        self.state = CaptureState(trace=trace is not None, ageing=ageing)
         if trace is not None:
             self.state.traced = set(trace)
             want = self.state.want
@@ -194,6 +467,15 @@ class Scanner:
         buf = self._buf
         pos = end = 0
         eof = False
+        make_room = {
+            R_GROW_CONNS: st.rows_full,
+            R_REVIVE: st.revive,
+            R_GROW_KEYS: st.grow_keys,
+            R_GROW_TABLE: st.grow_table,
+            R_GROW_EVENTS: st.grow_events,
+            R_GROW_SKETCHES: st.grow_sketches,
+            R_GROW_IFACES: st.grow_ifaces,
+        }
         try:
             while True:
                 with np.errstate(over="ignore"):  # hashes wrap by design (only numpy warns)
@@ -204,14 +486,8 @@ class Scanner:
                     return
                 elif code == R_SKIP:
                     pos, end = self._skip(pos, end)
-                elif code == R_GROW_CONNS:
-                    st.grow_conns()
-                elif code == R_GROW_EVENTS:
-                    st.grow_events()
-                elif code == R_GROW_SKETCHES:
-                    st.grow_sketches()
-                elif code == R_GROW_IFACES:
-                    st.grow_ifaces()
+                elif code in make_room:
+                    make_room[code]()
                 elif code == R_FLUSH_TRACE:
                     self._flush_trace()
                 elif code == R_ERROR:
@@ -222,6 +498,10 @@ class Scanner:
                     raise AssertionError(f"unexpected kernel code {code}")
         finally:
             self._flush_trace()
+
+    def release_buffer(self) -> None:
+        """Free the read buffer once the stream is read."""
+        self._buf = np.empty(0, np.uint8)
 
     def _refill(self, pos: int, end: int) -> tuple[int, int, bool]:
         """Keep the bytes from ``pos`` (moved to the front) and read more behind them."""

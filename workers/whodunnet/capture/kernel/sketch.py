@@ -4,8 +4,8 @@ A sketch counts exact values until it has seen more than ``EXACT_KEYS`` distinct
 it is folded: new values go in quantized to ``MANTISSA_BITS`` significant bits, and the exact
 ones already there are quantized when quantiles are read (the result does not depend on the
 order values came in). Keys stay bounded by the grid (64 per octave): memory grows with
-connections, never with packets. Sketch ``row * 2 + which`` belongs to side row ``row``
-(``which``: SKETCH_WINDOW or SKETCH_RTT); each side keeps a run-length front
+connections, never with packets. Sketch ``row * 2 + which`` belongs to side ``row`` (connection
+id * 2 + side; ``which``: SKETCH_WINDOW or SKETCH_RTT); each side keeps a run-length front
 (``run_value``/``run_count``), since most packets repeat their side's last window.
 """
 
@@ -79,16 +79,19 @@ def add(entries: Rows, g: Scan, s: Side, row: int, which: int, v: int) -> None:
 
 
 @jit
-def close_runs(entries: Rows, g: Scan, sides: Rows, rows: int) -> bool:
-    """Put every side's pending run in the map; False when the map must grow first."""
-    for row in range(rows):
-        s = sides[row]
-        for which in range(2):
-            if s.run_count[which]:
-                if (g.sketch_used + 1) * 2 > entries.shape[0]:
-                    return False
-                put(entries, g, s, row, which, s.run_value[which], s.run_count[which])
-                s.run_count[which] = 0
+def close_runs(entries: Rows, g: Scan, sides: Rows, conns: Rows, rows: Rows) -> bool:
+    """Put the pending runs of connection rows ``rows`` in the map; False when the map must grow first."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        c = conns[r].cid
+        for d in range(2):
+            s = sides[2 * r + d]
+            for which in range(2):
+                if s.run_count[which]:
+                    if (g.sketch_used + 1) * 2 > entries.shape[0]:
+                        return False
+                    put(entries, g, s, 2 * c + d, which, s.run_value[which], s.run_count[which])
+                    s.run_count[which] = 0
     return True
 
 

@@ -53,7 +53,7 @@ from whodunnet.capture.constants import (
     TLP_SLACK,
     WRAP,
 )
-from whodunnet.capture.fields import U64, Conn, Event, Ints, Packet, Scan, Side
+from whodunnet.capture.fields import U64, Conn, Event, Ints, Key, Packet, Scan, Side
 from whodunnet.capture.kernel import hot, jit
 from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
@@ -74,39 +74,85 @@ def key_hash(a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: in
 
 
 @jit
-def lookup(
-    ht: Ints, conns: Rows, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool
-) -> tuple[int, int]:
-    """(slot, connection) of a 4-tuple's newest connection, or (free slot, -1).
+def same_key(k: Conn | Key, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool) -> bool:
+    return bool(
+        k.a_ip_lo == a_lo
+        and k.b_ip_lo == b_lo
+        and k.a_port == a_port
+        and k.b_port == b_port
+        and k.a_ip_hi == a_hi
+        and k.b_ip_hi == b_hi
+        and k.v6 == v6
+    )
 
-    A slot holds its connection's id + 1: 0 is a free slot, so a fresh table is zeroed memory."""
+
+@jit
+def set_key(k: Conn | Key, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool) -> None:
+    k.a_ip_hi = a_hi
+    k.a_ip_lo = a_lo
+    k.b_ip_hi = b_hi
+    k.b_ip_lo = b_lo
+    k.a_port = a_port
+    k.b_port = b_port
+    k.v6 = v6
+
+
+@jit
+def lookup(
+    ht: Ints, conns: Rows, keys: Rows, a_hi: U64, a_lo: U64, b_hi: U64, b_lo: U64, a_port: int, b_port: int, v6: bool
+) -> tuple[int, int, int]:
+    """(slot, row, retired id) of a 4-tuple's newest connection: its row when it is open, its id
+    when it retired (the other one -1); (free slot, -1, -1) for a 4-tuple never seen.
+
+    A slot holds an open connection's row + 1, or -(id + 1) of a retired one (its 4-tuple is in
+    ``keys``): 0 is a free slot, so a fresh table is zeroed memory."""
     size = ht.shape[0]
     j = slot_index(key_hash(a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6), size)
     while True:
-        c = ht[j] - 1
-        if c < 0:
-            return j, -1
-        k: Conn = conns[c]
-        if (
-            k.a_ip_lo == a_lo
-            and k.b_ip_lo == b_lo
-            and k.a_port == a_port
-            and k.b_port == b_port
-            and k.a_ip_hi == a_hi
-            and k.b_ip_hi == b_hi
-            and k.v6 == v6
-        ):
-            return j, c
+        v = ht[j]
+        if v == 0:
+            return j, -1, -1
+        if v > 0:
+            if same_key(conns[v - 1], a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6):
+                return j, v - 1, -1
+        elif same_key(keys[-v - 1], a_hi, a_lo, b_hi, b_lo, a_port, b_port, v6):
+            return j, -1, -v - 1
         j = next_slot(j, size)
 
 
 @jit
-def rehash(ht: Ints, conns: Rows, n: int) -> None:
-    """Fill an empty ``ht`` with connections 0..n-1 (a 4-tuple maps to its newest)."""
-    for i in range(n):
-        k: Conn = conns[i]
-        j, _ = lookup(ht, conns, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
-        ht[j] = i + 1
+def rehash(ht: Ints, old: Ints, conns: Rows, keys: Rows) -> None:
+    """Move every entry of the hash table ``old`` into the (larger, empty) ``ht``."""
+    for i in range(old.shape[0]):
+        v = old[i]
+        if v == 0:
+            continue
+        if v > 0:
+            k: Conn = conns[v - 1]
+            j, _, _ = lookup(ht, conns, keys, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
+        else:
+            y: Key = keys[-v - 1]
+            j, _, _ = lookup(ht, conns, keys, y.a_ip_hi, y.a_ip_lo, y.b_ip_hi, y.b_ip_lo, y.a_port, y.b_port, y.v6)
+        ht[j] = v
+
+
+@jit
+def retire_rows(ht: Ints, conns: Rows, sides: Rows, keys: Rows, free: Ints, g: Scan, rows: Ints) -> None:
+    """Free connection rows ``rows`` (their state is kept elsewhere): the hash table points at
+    each one's id instead (unless a newer connection took its 4-tuple), its side bases are kept
+    for the port-reuse rule, and the row goes on the ``free`` stack."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        k: Conn = conns[r]
+        c = k.cid
+        keys[c].seq_base[0] = sides[2 * r].seq_base
+        keys[c].seq_base[1] = sides[2 * r + 1].seq_base
+        j, row, _ = lookup(ht, conns, keys, k.a_ip_hi, k.a_ip_lo, k.b_ip_hi, k.b_ip_lo, k.a_port, k.b_port, k.v6)
+        if row == r:
+            ht[j] = -(c + 1)
+        k.cid = -1
+        free[g.n_free] = r
+        g.n_free += 1
 
 
 @jit
@@ -115,6 +161,8 @@ def new_connection(
     sides: Rows,
     conn0: Rows,
     side0: Rows,
+    keys: Rows,
+    free: Ints,
     g: Scan,
     pk: Packet,
     a_hi: U64,
@@ -124,32 +172,42 @@ def new_connection(
     a_port: int,
     b_port: int,
 ) -> int:
-    """The next connection row, its two side rows started from the templates ``conn0[0]`` and
-    ``side0[0]`` (rows past ``Scan.conns`` are zeroed memory, see ``fields.zeroed``)."""
+    """A row for the next connection (a retired one's from ``free``, else the next unused), its
+    two side rows started from the templates ``conn0[0]`` and ``side0[0]`` (unused rows are
+    zeroed memory, see ``fields.zeroed``), and its 4-tuple in ``keys``."""
+    if g.n_free:
+        g.n_free -= 1
+        r = int(free[g.n_free])
+    else:
+        r = g.slots
+        g.slots += 1
     c = g.conns
     g.conns += 1
-    conns[c] = conn0[0]
-    sides[2 * c] = side0[0]
-    sides[2 * c + 1] = side0[0]
-    k: Conn = conns[c]
-    k.a_ip_hi = a_hi
-    k.a_ip_lo = a_lo
-    k.b_ip_hi = b_hi
-    k.b_ip_lo = b_lo
-    k.a_port = a_port
-    k.b_port = b_port
-    k.v6 = pk.v6
+    conns[r] = conn0[0]
+    sides[2 * r] = side0[0]
+    sides[2 * r + 1] = side0[0]
+    k: Conn = conns[r]
+    k.cid = c
+    set_key(k, a_hi, a_lo, b_hi, b_lo, a_port, b_port, pk.v6)
     k.first_pkt = pk.frame
     k.last_pkt = pk.frame
     k.first_ts = pk.ts
     k.last_ts = pk.ts
-    return c
+    y: Key = keys[c]
+    set_key(y, a_hi, a_lo, b_hi, b_lo, a_port, b_port, pk.v6)
+    y.seq_base[0] = -1
+    y.seq_base[1] = -1
+    y.spill_at = -1
+    return r
 
 
 @hot
-def find_connection(pk: Packet, conns: Rows, sides: Rows, conn0: Rows, side0: Rows, ht: Ints, g: Scan) -> None:
-    """The connection and side of the segment in ``pk`` (``Packet.conn``, ``Packet.side``),
-    starting a new connection when it is one."""
+def find_connection(
+    pk: Packet, conns: Rows, sides: Rows, conn0: Rows, side0: Rows, ht: Ints, keys: Rows, free: Ints, g: Scan
+) -> bool:
+    """The connection and side of the segment in ``pk`` (``Packet.conn``, ``.slot``, ``.side``),
+    starting a new connection when it is one. False when it belongs to a retired connection:
+    ``Scan.revive`` and ``Scan.revive_at`` say which, for Python to bring it back first."""
     src_first = pk.src_hi < pk.dst_hi or (
         pk.src_hi == pk.dst_hi and (pk.src_lo < pk.dst_lo or (pk.src_lo == pk.dst_lo and pk.sport <= pk.dport))
     )
@@ -159,16 +217,27 @@ def find_connection(pk: Packet, conns: Rows, sides: Rows, conn0: Rows, side0: Ro
     else:
         d = 1
         a_hi, a_lo, a_port, b_hi, b_lo, b_port = pk.dst_hi, pk.dst_lo, pk.dport, pk.src_hi, pk.src_lo, pk.sport
-    j, c = lookup(ht, conns, a_hi, a_lo, b_hi, b_lo, a_port, b_port, pk.v6)
-    if c >= 0 and pk.tcp_flags & (TH_SYN | TH_ACK) == TH_SYN:
-        base = sides[2 * c + d].seq_base
+    j, r, retired = lookup(ht, conns, keys, a_hi, a_lo, b_hi, b_lo, a_port, b_port, pk.v6)
+    syn = pk.tcp_flags & (TH_SYN | TH_ACK) == TH_SYN
+    if retired >= 0:
+        base = keys[retired].seq_base[d]
+        if not (syn and base != -1 and base != pk.seq):
+            g.revive = retired
+            g.revive_at = j
+            return False
+    elif r >= 0 and syn:
+        base = sides[2 * r + d].seq_base
         if base != -1 and base != pk.seq:
-            c = -1  # port reuse: a new initial sequence number, a new connection
-    if c < 0:
-        c = new_connection(conns, sides, conn0, side0, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
-        ht[j] = c + 1
-    pk.conn = c
+            r = -1  # port reuse: a new initial sequence number, a new connection
+    if r < 0:
+        if ht[j] == 0:
+            g.ht_used += 1
+        r = new_connection(conns, sides, conn0, side0, keys, free, g, pk, a_hi, a_lo, b_hi, b_lo, a_port, b_port)
+        ht[j] = r + 1
+    pk.slot = r
+    pk.conn = conns[r].cid
     pk.side = d
+    return True
 
 
 # ---- updating it ----------------------------------------------------------------------------
@@ -501,12 +570,11 @@ def track_fin(s: Side, p: Side, ts: float, frame: int) -> None:
 def track_segment(buf: Buffer, pk: Packet, conns: Rows, sides: Rows, entries: Rows, events: Rows, g: Scan) -> None:
     """Update the segment's connection (``Packet.conn``) with it; the table's view of the
     segment (relative numbers, SEG_* class) goes back into ``pk``."""
-    c = pk.conn
     d = pk.side
-    k: Conn = conns[c]
-    row = 2 * c + d
-    s: Side = sides[row]
-    p: Side = sides[row ^ 1]
+    k: Conn = conns[pk.slot]
+    row = 2 * pk.conn + d  # events and sketches name a side by its connection id
+    s: Side = sides[2 * pk.slot + d]
+    p: Side = sides[2 * pk.slot + (d ^ 1)]
     ts = pk.ts
     frame = pk.frame
     flags = pk.tcp_flags

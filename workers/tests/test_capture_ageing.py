@@ -1,0 +1,120 @@
+"""Ageing: connections retired from the kernel's rows change nothing in the output.
+
+The analysis retires a connection silent for ``Ageing.closed_after`` after its close (both FINs,
+or a RST) or ``Ageing.idle_after`` otherwise, when the connection rows are full; a later packet
+of its 4-tuple brings it back from the spill exactly as it was, unless it is a SYN with another
+initial sequence number (port reuse: a new connection). Here the thresholds and the rows are
+made tiny, so connections retire and come back all the time, and the whole output must still
+be the golden one (recorded without ageing).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from capture_builders import ethernet, ipv4, pcap, tcp_segment
+from test_capture_golden import captures, golden_path, output
+
+from whodunnet.capture.analyzer import CaptureAnalysis
+from whodunnet.capture.constants import Ageing
+
+#: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
+OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
+#: Sweeps whenever 4 rows are full and retires every connection not in the latest packet's
+#: instant: nearly every packet brings its connection back.
+ALWAYS = Ageing(closed_after=0.0, idle_after=0.0, rows=4)
+#: ALWAYS costs a revival per packet: the captures with tens of thousands of packets run OFTEN only.
+HEAVY = {"bulk-slice.pcap.gz", "mixed-slice.pcap.gz", "mixed-slice.pcapng.gz", "206_example_b.pcap"}
+HEAVY |= {"echo-connections.pcap.gz", "iso-download.pcap.gz"}
+
+
+@pytest.mark.parametrize("path", captures(), ids=lambda p: p.name)
+def test_it_gives_the_golden_output_when_connections_retire_often(path: Path) -> None:
+    assert output(path, ageing=OFTEN) == gzip.decompress(golden_path(path).read_bytes())
+
+
+@pytest.mark.parametrize("path", [p for p in captures() if p.name not in HEAVY], ids=lambda p: p.name)
+def test_it_gives_the_golden_output_when_connections_retire_after_every_packet(path: Path) -> None:
+    assert output(path, ageing=ALWAYS) == gzip.decompress(golden_path(path).read_bytes())
+
+
+def counts(path: Path, ageing: Ageing | None) -> tuple[int, int, int]:
+    """(connections, retirements, revivals) of one analysis."""
+    analysis = CaptureAnalysis(ageing=ageing)
+    analysis.run(path)
+    assert analysis.state is not None
+    return len(analysis.connections()), analysis.state.retired, analysis.state.revived
+
+
+def test_many_connections_retire_and_come_back_in_a_lab_capture() -> None:
+    path = Path(__file__).parent / "data" / "lab" / "many-slice.pcap.gz"
+    assert counts(path, None) == (4000, 0, 0)
+    n, retired, revived = counts(path, OFTEN)
+    assert n == 4000
+    assert retired > 3000
+    assert revived > 0  # late ACKs and FINs of connections retired 50 ms after their close
+    assert counts(path, Ageing()) == (4000, 0, 0)  # the defaults: 4,000 connections never fill the rows
+
+
+C, S = "10.0.0.1", "10.0.0.2"
+SYN, SYNACK, ACK, PSH, FIN = 0x02, 0x12, 0x10, 0x18, 0x11
+
+
+def seg(sport: int, *, seq: int, flags: int, payload: bytes = b"", to_server: bool = True) -> bytes:
+    if to_server:
+        return ethernet(ipv4(C, S, tcp_segment(sport, 80, seq=seq, flags=flags, payload=payload)))
+    return ethernet(ipv4(S, C, tcp_segment(80, sport, seq=seq, flags=flags, payload=payload)))
+
+
+def opened(sport: int) -> list[bytes]:
+    """A handshake and a request from client port ``sport``."""
+    return [
+        seg(sport, seq=100, flags=SYN),
+        seg(sport, seq=500, flags=SYNACK, to_server=False),
+        seg(sport, seq=101, flags=ACK),
+        seg(sport, seq=101, flags=PSH, payload=b"q" * 10),
+    ]
+
+
+def closed(sport: int) -> list[bytes]:
+    """The answer and both FINs of ``opened(sport)``'s connection."""
+    return [
+        seg(sport, seq=501, flags=PSH, payload=b"r" * 20, to_server=False),
+        seg(sport, seq=111, flags=FIN),
+        seg(sport, seq=521, flags=FIN, to_server=False),
+        seg(sport, seq=112, flags=ACK),
+    ]
+
+
+def both(tmp_path: Path, frames: list[bytes]) -> tuple[int, int, int]:
+    """The counts with ALWAYS, after checking the whole output against the analysis without ageing."""
+    path = tmp_path / "built.pcap"
+    path.write_bytes(pcap(frames))
+    assert output(path, ageing=ALWAYS) == output(path, ageing=None)
+    return counts(path, ALWAYS)
+
+
+def test_a_retired_connection_comes_back_with_its_id_and_state(tmp_path: Path) -> None:
+    # Connection 0 opens, three others fill the rows (the sweep retires 0), then 0 goes on.
+    frames = opened(40000) + opened(40001) + opened(40002) + opened(40003) + closed(40000)
+    n, retired, revived = both(tmp_path, frames)
+    assert n == 4
+    assert retired and revived
+
+
+def test_a_syn_with_another_isn_on_a_retired_4_tuple_is_a_new_connection(tmp_path: Path) -> None:
+    reused = [seg(40000, seq=9000, flags=SYN), seg(40000, seq=7000, flags=SYNACK, to_server=False)]
+    frames = opened(40000) + closed(40000) + opened(40001) + opened(40002) + opened(40003) + reused
+    n, retired, _ = both(tmp_path, frames)
+    assert n == 5  # port reuse: not brought back
+    assert retired
+
+
+def test_a_syn_again_with_the_same_isn_on_a_retired_4_tuple_is_the_same_connection(tmp_path: Path) -> None:
+    again = [seg(40000, seq=100, flags=SYN)]  # a late copy of connection 0's SYN
+    frames = opened(40000) + closed(40000) + opened(40001) + opened(40002) + opened(40003) + again
+    n, retired, revived = both(tmp_path, frames)
+    assert n == 4
+    assert retired and revived
