@@ -1,4 +1,4 @@
-"""Evidence analysed together: seed 000's kernel upgrade with a pinned SO_RCVBUF, and kind correction."""
+"""Evidence analysed together: a kernel upgrade with a pinned SO_RCVBUF, and kind correction."""
 
 from __future__ import annotations
 

@@ -57,12 +57,12 @@ def through_the_console(incident: Any, user: User, files: list[Path], worker: Wo
     return steps
 
 
-def test_seed_004s_drops_on_a_host_of_the_path_are_the_networks_culprit(
+def test_drops_on_a_host_of_the_path_are_the_networks_culprit(
     owner: User, incident: Any, analysis_worker: WorkerProcess, netlab: Any, tmp_path: Path
 ) -> None:
     # The engine's lab incident makes the bundle (and checks the engine's own answer): netperf TCP_RR's shape, one
     # connection of one-byte requests, the host in the middle dropping one packet in 100 towards the server.
-    incident_lab.test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(netlab, tmp_path)
+    incident_lab.test_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(netlab, tmp_path)
     nft = (tmp_path / "bundle" / "router-nft-after.txt").read_text()
     dropped = int(re.findall(r"counter packets (\d+)", nft)[0])
 
@@ -76,7 +76,7 @@ def test_seed_004s_drops_on_a_host_of_the_path_are_the_networks_culprit(
     assert "200 ms" in network["reason"], network["reason"]
 
 
-def test_seed_004s_conntrack_table_full_is_the_networks_culprit(
+def test_conntrack_table_full_is_the_networks_culprit(
     owner: User,
     incident: Any,
     analysis_worker: WorkerProcess,
@@ -85,7 +85,7 @@ def test_seed_004s_conntrack_table_full_is_the_networks_culprit(
     tiny_conntrack_table: int,  # noqa: F811
 ) -> None:
     # A middlebox whose conntrack table holds 256 entries; a client opening many short connections to two ports.
-    incident_lab.test_seed_004s_conntrack_table_full_on_the_middlebox(netlab, tmp_path, tiny_conntrack_table)
+    incident_lab.test_conntrack_table_full_on_the_middlebox(netlab, tmp_path, tiny_conntrack_table)
 
     incident.title = "Connect tails through the NAT, uploaded in reverse order"
     incident.save()

@@ -1,9 +1,8 @@
 """The console's answer equals the CLI's: a bundle made with the real kernel TCP stack in network namespaces
-(seed 000's shape: a client with SO_RCVBUF 64 KiB and a 10 s deadline behind a NAT on a 150 ms path, captures on
-both sides, nstat and ``ip -s link`` before and after on both hosts, an strace of the client, kernel versions,
-sysctl) is
-uploaded through the API in shell-glob order to a real worker, and its findings and checklist are compared with
-``whodunnet analyze`` on the same files with the same provenance."""
+(a receive-window incident: a client with SO_RCVBUF 64 KiB and a 10 s deadline behind a NAT on a 150 ms path,
+captures on both sides, nstat and ``ip -s link`` before and after on both hosts, an strace of the client, kernel
+versions, sysctl) is uploaded through the API in shell-glob order to a real worker, and its findings and checklist
+are compared with ``whodunnet analyze`` on the same files with the same provenance."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ pytestmark = [
 
 
 def make_bundle(where: Path) -> list[Path]:
-    """Seed 000's shape, for real (the engine's lab incident, ``workers/tests/test_incident_lab.py``)."""
+    """The receive-window incident, for real (the engine's lab incident, ``workers/tests/test_incident_lab.py``)."""
     bundle = where / "bundle"
     bundle.mkdir()
     (where / "lab").mkdir()
@@ -112,5 +111,6 @@ def test_the_console_finds_what_the_cli_finds_on_the_same_files(
         for layer, s in steps.items()
     )
     print(
-        f"\nseed 000's shape through the console, {took:.1f} s from the last change to the final suggestion:\n{report}"
+        f"\nthe receive-window incident through the console, {took:.1f} s from the last change to the final "
+        f"suggestion:\n{report}"
     )

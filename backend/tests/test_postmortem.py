@@ -1,5 +1,5 @@
-"""The postmortem export of an incident made from seed 000's files (kernel versions before and after, the
-client's strace): the checklist with its chain of evidence, the key findings, the pinned events and the fixes
+"""The postmortem export of a receive-window incident made from its files (kernel versions before and after,
+the client's strace): the checklist with its chain of evidence, the key findings, the pinned events and the fixes
 the findings point to, as Markdown and as a printable page that runs no script."""
 
 from __future__ import annotations

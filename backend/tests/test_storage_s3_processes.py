@@ -41,7 +41,7 @@ pytestmark = [
 ]
 
 MIB = 1024 * 1024
-# The web worker's peak while a body streams into the store, and while it is downloaded: the 100 MB, whatever
+# The web worker's peak while a body streams into the store, and while it is downloaded: at most 100 MB, whatever
 # the file's size. Parts go to the store as they arrive and downloads hold two 2 MiB blocks (decision 0022); measured
 # 88 MiB here (2 cores, load 7), against ~146 MiB with a boto3 client and parts held in memory.
 WEB_PEAK = 100 * 1000 * 1000

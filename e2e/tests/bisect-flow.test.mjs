@@ -1,4 +1,4 @@
-// Issue 5: a kernel-team member bisects a regression from the incident page and watches it live.
+// A kernel-team member bisects a regression from the incident page and watches it live.
 // The repository is real git, built here on disk; the console's Celery worker runs on this machine,
 // so a local path is a repository it can clone.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issues 3 and 4 in the browser: a capture's connections and a Stevens graph; then seed 000's
+// In the browser: a capture's connections and a Stevens graph; then a receive-window incident's
 // kernel story (strace + two kernel versions) read from the kernel step of the checklist.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -26,7 +26,7 @@ async function uploadAndWait(page, path, name) {
   return card;
 }
 
-test('a capture’s connections, a zero-window connection’s graph, and seed 000’s kernel step', async () => {
+test('a capture’s connections, a zero-window connection’s graph, and a receive-window incident’s kernel step', async () => {
   const { context, page } = await signIn(browser, USERS.owner);
   await page.getByRole('link', { name: 'New incident' }).click();
   await page.getByLabel('Title').fill('Kafka reads time out after the kernel upgrade');
@@ -60,7 +60,7 @@ test('a capture’s connections, a zero-window connection’s graph, and seed 00
   await page.getByLabel('the client').check();
   await page.getByText(/Data from the client/).waitFor({ timeout: 30_000 });
 
-  // Seed 000: before and after kernels, then the client's strace.
+  // The receive-window incident: before and after kernels, then the client's strace.
   await page.goto(incidentUrl);
   for (const [path, name] of SEED000.map((p) => [p, p.split('/').at(-1)])) {
     await uploadAndWait(page, path, name);

@@ -1,5 +1,5 @@
 // Counter snapshots uploaded in the wrong order are re-paired by the time each was taken, snapshots of two hosts
-// pair per host once the cards say which host each is from, and seed 003's BBR-candidate method is re-run with
+// pair per host once the cards say which host each is from, and the BBR-candidate method is re-run with
 // a setting a person changed.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -76,7 +76,7 @@ test('snapshots re-paired by time, and a BBR setting changed on the card', async
     .waitFor({ timeout: 30_000 });
   await screenshot(page, '20-counters-re-paired-by-time');
 
-  // Seed 003's method over ss snapshots; flows of 1 KB and more now count.
+  // The BBR-candidate method over ss snapshots; flows of 1 KB and more now count.
   const ss = await upload(page, 'ss-tinmoe-timeseries.txt');
   const bbr = network.getByRole('listitem').filter({ hasText: 'consistently in the bottom 20% by delivery rate' });
   await openUntil(network, bbr.getByText(/Intervals\s*8/), 30_000);

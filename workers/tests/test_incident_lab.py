@@ -1,4 +1,5 @@
-"""A whole incident of seed 000's shape, made with the real kernel TCP stack, read as one bundle.
+"""A whole incident (a receive-window cap across a NAT with a kernel upgrade), made with the real kernel TCP
+stack, read as one bundle.
 
 A client with SO_RCVBUF 64 KiB reads a bulk transfer through a NAT over a 150 ms delay line and
 gives up at a 10 s deadline (a poll loop counting the time left). The bundle is what a person
@@ -75,7 +76,7 @@ def said(result: AnalysisResult) -> list[tuple[str, str]]:
     return sorted((f.kind, f.title, f.explanation) for f in result.findings)
 
 
-def test_seed_000s_shape_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_path: Path) -> None:
+def test_the_receive_window_incident_named_per_host_and_pair_in_any_order(lab: NetLab, tmp_path: Path) -> None:
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     started = time.monotonic()
@@ -136,9 +137,7 @@ def stamped(text: str) -> str:
     return f"=== {time.time():.6f}\n{text}"
 
 
-def test_seed_004s_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(
-    lab: NetLab, tmp_path: Path
-) -> None:
+def test_drops_on_the_middlebox_explain_the_retransmits_and_the_200_ms_tails(lab: NetLab, tmp_path: Path) -> None:
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     started = time.monotonic()
@@ -191,9 +190,7 @@ def tiny_conntrack_table() -> Iterator[int]:
         path.write_text(before + "\n")
 
 
-def test_seed_004s_conntrack_table_full_on_the_middlebox(
-    lab: NetLab, tmp_path: Path, tiny_conntrack_table: int
-) -> None:
+def test_conntrack_table_full_on_the_middlebox(lab: NetLab, tmp_path: Path, tiny_conntrack_table: int) -> None:
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     started = time.monotonic()

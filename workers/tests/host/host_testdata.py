@@ -7,7 +7,7 @@ from pathlib import Path
 HOST_DATA = Path(__file__).parent / "data"
 LOOPBACK = HOST_DATA / "loopback"
 
-SEED_000_STRACE = """\
+RCVBUF_DEADLINE_STRACE = """\
 [pid  1699] 18:47:06.101010 socket(AF_INET6, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 917
 [pid  1699] 18:47:06.101100 setsockopt(917, SOL_IPV6, IPV6_V6ONLY, [0], 4) = 0
 [pid  1699] 18:47:06.101200 setsockopt(917, SOL_SOCKET, SO_KEEPALIVE, [1], 4) = 0

@@ -289,7 +289,7 @@ def middlebox_firewall(attempts: int = 6, timeout_s: float = 1.5) -> Middlebox:
         return Middlebox(files, syns)
 
 
-# -- delivery rates towards several prefixes over time (seed 003) ---------------------------------
+# -- delivery rates towards several prefixes over time (BBR candidates) ---------------------------------
 
 DELAYLINE = Path(__file__).parents[1] / "delayline.py"
 #: One-way delay added to each client prefix's ACKs, in ms: the round-trip time each prefix sees.

@@ -1,4 +1,4 @@
-"""sockets.bbr_candidates over many prefixes: seed 003's duty cycle and flap rate, worked by hand.
+"""sockets.bbr_candidates over many prefixes: the duty cycle and flap rate, worked by hand.
 
 Ten prefixes with flows of at least 100 KB, so the bottom 20 % is two prefixes per interval:
 - 198.51.100.0/24 is always the slowest: duty 1.0, flap 0.0 → the one candidate;
@@ -37,7 +37,7 @@ def sock(peer: str, rate_bps: int, acked: int, port: int) -> str:
     )
 
 
-def seed_003_file(tmp_path: Path) -> Path:
+def ten_prefixes_file(tmp_path: Path) -> Path:
     out = []
     for i in range(INTERVALS):
         out.append(f"=== {1700000000 + 10 * i}.000000\n")
@@ -62,7 +62,7 @@ def bbr(path: Path, tuning: Tuning = DEFAULT_TUNING) -> Finding:
 
 
 def test_it_picks_the_prefix_that_is_always_slow_and_not_the_flappers(tmp_path: Path) -> None:
-    f = bbr(seed_003_file(tmp_path))
+    f = bbr(ten_prefixes_file(tmp_path))
     rows = {r["prefix"]: r for r in f.data["prefixes"]}
     assert f.data["intervals"] == INTERVALS and len(rows) == 10
     assert f.data["candidates"] == ["198.51.100.0/24"]
@@ -78,7 +78,7 @@ def test_it_picks_the_prefix_that_is_always_slow_and_not_the_flappers(tmp_path: 
 
 
 def test_it_gives_each_prefixs_delivery_rate_percentiles_over_time(tmp_path: Path) -> None:
-    over = bbr(seed_003_file(tmp_path)).data["over_time"]
+    over = bbr(ten_prefixes_file(tmp_path)).data["over_time"]
     assert over["times"] == [1700000000.0 + 10 * i for i in range(INTERVALS)]
     lines = {p["prefix"]: p for p in over["prefixes"]}
     slow = lines["198.51.100.0/24"]
@@ -93,7 +93,7 @@ def test_it_gives_each_prefixs_delivery_rate_percentiles_over_time(tmp_path: Pat
 
 
 def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
-    path = seed_003_file(tmp_path)
+    path = ten_prefixes_file(tmp_path)
     small = bbr(path, Tuning({"bbr": BbrParams(min_bytes=10_000)}))
     assert small.data["params"]["min_bytes"] == 10_000
     assert small.data["candidates"][0] == "100.64.9.0/24"  # now counted, and slowest of all
@@ -115,7 +115,7 @@ def test_its_parameters_change_the_answer(tmp_path: Path) -> None:
 
 
 def test_the_cli_takes_the_parameters_and_refuses_nonsense(tmp_path: Path) -> None:
-    path = seed_003_file(tmp_path)
+    path = ten_prefixes_file(tmp_path)
     cmd = [sys.executable, "-m", "whodunnet.cli", "analyze", str(path)]
     ok = subprocess.run([*cmd, "--bbr-max-flap", "1"], capture_output=True, text=True, check=True)
     assert "1 prefix consistently in the bottom 20% by delivery rate over 10 snapshots: 198.51.100.0/24" in ok.stdout
@@ -128,7 +128,7 @@ def test_the_cli_takes_the_parameters_and_refuses_nonsense(tmp_path: Path) -> No
 
 
 def test_a_prefix_slower_every_time_is_no_candidate_until_there_are_enough_snapshots(tmp_path: Path) -> None:
-    text = seed_003_file(tmp_path).read_text()
+    text = ten_prefixes_file(tmp_path).read_text()
     short = tmp_path / "three.txt"
     short.write_text("=== ".join(text.split("=== ")[:4]))  # the first three snapshots
     f = bbr(short)

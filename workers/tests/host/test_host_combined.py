@@ -1,4 +1,5 @@
-"""Several pieces of evidence together: seed 000's receive-window arithmetic, counter diffs, kernel ranges."""
+"""Several pieces of evidence together: the receive-window arithmetic of a pinned SO_RCVBUF across a kernel
+upgrade, counter diffs, kernel ranges."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host_testdata import LOOPBACK, SEED_000_STRACE
+from host_testdata import LOOPBACK, RCVBUF_DEADLINE_STRACE
 
 from whodunnet.engine import analyze
 from whodunnet.kernel.kb import changes
@@ -20,9 +21,9 @@ def one(findings: tuple[Finding, ...], kind: str) -> Finding:
     return f
 
 
-def seed_000(tmp_path: Path) -> list[Path]:
+def receive_window_bundle(tmp_path: Path) -> list[Path]:
     strace = tmp_path / "client.strace"
-    strace.write_text(SEED_000_STRACE.replace("\\\n", ""))
+    strace.write_text(RCVBUF_DEADLINE_STRACE.replace("\\\n", ""))
     before = tmp_path / "uname-before.txt"
     before.write_text("6.5.13\n")
     after = tmp_path / "uname-after.txt"
@@ -32,8 +33,8 @@ def seed_000(tmp_path: Path) -> list[Path]:
     return [strace, before, after, sysctl]
 
 
-def test_it_reproduces_seed_000s_receive_window_arithmetic(tmp_path: Path) -> None:
-    files = seed_000(tmp_path)
+def test_it_reproduces_the_receive_window_arithmetic_of_a_pinned_so_rcvbuf(tmp_path: Path) -> None:
+    files = receive_window_bundle(tmp_path)
     # Without a capture, a transfer size or a deadline in the evidence, nothing is computed from constants.
     bare = one(analyze(files).findings, "kernel.receive_window_model")
     before, after = bare.data["kernels"]
@@ -59,7 +60,7 @@ def test_it_reproduces_seed_000s_receive_window_arithmetic(tmp_path: Path) -> No
 
 
 def test_it_lists_dfa2f0483360_between_6_5_13_and_6_6_10_but_not_its_6_6_33_fix(tmp_path: Path) -> None:
-    result = analyze(seed_000(tmp_path))
+    result = analyze(receive_window_bundle(tmp_path))
     rng = one(result.findings, "kernel.known_change_in_range")
     (row,) = rng.data["changes"]
     assert row["id"] == "dfa2f0483360" and row["direction"] == "gained" and row["unfixed_in_after"]
@@ -70,7 +71,7 @@ def test_it_lists_dfa2f0483360_between_6_5_13_and_6_6_10_but_not_its_6_6_33_fix(
     assert [r["id"] for r in rng2.data["changes"]] == ["697a6c8cec03"]
 
 
-def test_it_finds_seed_004s_tap_fix_between_4_15_and_4_16(tmp_path: Path) -> None:
+def test_it_finds_the_tap_fix_between_4_15_and_4_16(tmp_path: Path) -> None:
     versions = tmp_path / "hv-7.txt"
     versions.write_text("hv-7 before: 4.15.0-20-generic\nhv-7 after: 4.16.3\n")
     rng = one(analyze([versions]).findings, "kernel.known_change_in_range")
@@ -112,7 +113,7 @@ def test_it_diffs_the_loopback_bundle_counters_in_the_order_given() -> None:
     assert all(ref.lines is not None for ref in r.refs)
 
 
-def seed_004_snapshots(tmp_path: Path) -> list[Path]:
+def macvtap_snapshots(tmp_path: Path) -> list[Path]:
     files = []
     for i, (retrans, drops, rx) in enumerate([(100, 10, 1000), (252, 162, 1152)]):
         nstat = tmp_path / f"nstat-{i}.txt"
@@ -130,8 +131,8 @@ def seed_004_snapshots(tmp_path: Path) -> list[Path]:
     return files
 
 
-def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -> None:
-    result = analyze(seed_004_snapshots(tmp_path))
+def test_it_matches_macvtap_drops_to_retransmits(tmp_path: Path) -> None:
+    result = analyze(macvtap_snapshots(tmp_path))
     m = one(result.findings, "host.drops_match_retransmits")
     assert m.data["drops"] == 152 and m.data["retransmits"] == 152 and m.data["interface"] == "macvtap2"
     drops = one(result.findings, "host.interface_drops")
@@ -141,7 +142,7 @@ def test_it_matches_macvtap_drops_to_retransmits_like_seed_004(tmp_path: Path) -
 
 
 def test_a_limit_a_person_gives_wins_over_the_files_own(tmp_path: Path) -> None:
-    files = seed_004_snapshots(tmp_path)
+    files = macvtap_snapshots(tmp_path)
     # 152 × 100,000 bytes in 60 s is 2.03 Mbit/s: 92 % of a 2.2 Mbit/s limit.
     result = analyze(files, tuning=Tuning({"link_limits_bps": {"macvtap2": 2.2e6}}))
     usage = one(result.findings, "neighbours.link_usage")
@@ -157,7 +158,7 @@ def test_a_limit_a_person_gives_wins_over_the_files_own(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "not a rate: 'fast'" in bad.stderr
 
 
-def test_it_does_the_seed_004_conntrack_arithmetic(tmp_path: Path) -> None:
+def test_it_does_the_conntrack_table_arithmetic(tmp_path: Path) -> None:
     sysctl = tmp_path / "sysctl.txt"
     sysctl.write_text(
         "net.ipv4.ip_local_port_range = 32768\t60999\nnet.netfilter.nf_conntrack_max = 131072\n"

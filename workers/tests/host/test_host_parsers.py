@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from host_testdata import HOST_DATA, LOOPBACK, SEED_000_STRACE
+from host_testdata import HOST_DATA, LOOPBACK, RCVBUF_DEADLINE_STRACE
 
 from whodunnet.detect import sniff
 from whodunnet.engine import analyze
@@ -303,7 +303,7 @@ def test_it_reads_a_netperf_tcp_rr_histogram() -> None:
     assert sum(b["count"] for b in f.data["histogram"]) == 35391  # HIST_TOTAL in the block
 
 
-def test_it_finds_the_3_plus_6_s_signature_in_the_seed_002_table(tmp_path: Path) -> None:
+def test_it_finds_the_3_plus_6_s_signature_in_a_latency_table_of_retried_requests(tmp_path: Path) -> None:
     rows = [10085, 10114, 9924, 9991, 9953, 9964, 9911, 10140, 10151, 9937]
     path = tmp_path / "latency.txt"
     path.write_text(
@@ -319,7 +319,7 @@ def test_it_finds_the_3_plus_6_s_signature_in_the_seed_002_table(tmp_path: Path)
 
 def test_it_parses_strace_with_unfinished_resumed_signals_and_exits() -> None:
     trace = StraceTrace(keep_calls=True)
-    for n, line in enumerate(SEED_000_STRACE.replace("\\\n", "").splitlines(), start=1):
+    for n, line in enumerate(RCVBUF_DEADLINE_STRACE.replace("\\\n", "").splitlines(), start=1):
         trace.feed(n, line)
     (sock,) = trace.sockets
     assert sock.fd == 917 and sock.peer == "[2001:db8::5]:9092" and sock.options["SO_RCVBUF"] == 65536
