@@ -38,4 +38,7 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
     for form, (_, rows) in smoke.items():
         assert [r.what.split()[0].strip(",") for r in rows] == ["whodunnet", "whodunnet", "tshark", "tcptrace", "argus"]
         for row in rows:
+            if form == "gzip" and row.what.startswith("argus"):  # argus cannot open a gzip file: said, not timed
+                assert row.note.startswith("cannot read this form"), row
+                continue
             assert row.seconds > 0 and not row.note, (form, row)
