@@ -165,22 +165,33 @@ class ReadAhead:
             except queue.Full:
                 continue
 
-    def read(self, n: int, /) -> bytes:
-        if not self._block:
-            if self._ended:
-                return b""
+    def _next_block(self) -> bool:
+        """Whether there are bytes to hand out (waits for the thread's next block when the last is used up)."""
+        if not self._block and not self._ended:
             if self._thread.ident is None:  # started by the first read: nothing runs for a capture never read
                 self._thread.start()
             item = self._ready.get()
             if isinstance(item, BaseException):
                 self._ended = True
                 raise item
-            if not item:
-                self._ended = True
-                return b""
+            self._ended = not item
             self._block = memoryview(item)
+        return bool(self._block)
+
+    def read(self, n: int, /) -> bytes:
+        if not self._next_block():
+            return b""
         out, self._block = self._block[:n], self._block[n:]
         return bytes(out)
+
+    def readinto(self, view: memoryview, /) -> int:
+        """``read`` straight into ``view``: the inflated block is copied once, into the reader's buffer."""
+        if not self._next_block():
+            return 0
+        n = min(len(view), len(self._block))
+        view[:n] = self._block[:n]
+        self._block = self._block[n:]
+        return n
 
     def close(self) -> None:
         self._stop.set()
