@@ -19,23 +19,12 @@ import json
 import os
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import Session  # noqa: E402
-
-
-def upload(session: Session, path: str, capture: Path) -> tuple[int, dict[str, object]]:
-    size = capture.stat().st_size
-    headers = {"X-CSRFToken": session.csrf(), "Accept": "application/json", "Content-Length": str(size)}
-    headers["Content-Type"] = "application/octet-stream"
-    with capture.open("rb") as body:
-        req = urllib.request.Request(session.url + path, data=body, method="POST", headers=headers)
-        with session.opener.open(req, timeout=3600) as response:
-            return response.status, json.loads(response.read())
 
 
 def one_round(session: Session, capture: Path, team: int) -> None:
@@ -45,8 +34,12 @@ def one_round(session: Session, capture: Path, team: int) -> None:
     base = f"/api/incidents/{json.loads(body)['id']}/"
     size = capture.stat().st_size
     began = time.monotonic()
-    status, card = upload(session, base + f"evidence/upload/?filename={capture.name}", capture)
-    assert status == 201, card
+    with capture.open("rb") as body:
+        status, answer = session.request(
+            "POST", base + f"evidence/upload/?filename={capture.name}", raw=body, timeout=3600
+        )
+    assert status == 201, answer
+    card = json.loads(answer)
     uploaded = time.monotonic()
     uploaded_at = time.time()
     evidence = card["id"]

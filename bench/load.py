@@ -33,7 +33,7 @@ import urllib.request
 from collections import Counter
 from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 REPO = Path(__file__).resolve().parent.parent
 MSS = 1460
@@ -54,13 +54,18 @@ class Session:
     def csrf(self) -> str:
         return next((c.value for c in self.jar if c.name == "csrftoken" and c.value), "")
 
-    def request(self, method: str, path: str, body: object = None, raw: bytes | None = None) -> tuple[int, bytes]:
+    def request(
+        self, method: str, path: str, body: object = None, raw: bytes | BinaryIO | None = None, timeout: float = 60
+    ) -> tuple[int, bytes]:
+        """``raw``: the body as it is (bytes, or an open file streamed with its size as Content-Length)."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         headers = {"X-CSRFToken": self.csrf(), "Accept": "application/json"}
         headers["Content-Type"] = "application/octet-stream" if raw is not None else "application/json"
+        if raw is not None and not isinstance(raw, bytes):
+            headers["Content-Length"] = str(os.fstat(raw.fileno()).st_size)
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
-            with self.opener.open(req, timeout=60) as response:
+            with self.opener.open(req, timeout=timeout) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()
