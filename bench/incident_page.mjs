@@ -7,35 +7,19 @@
 // The password is WHODUNNET_BENCH_PASSWORD or, for the demo user, $WHODUNNET_DATA_DIR/demo_password. The first run
 // is cold (no cached assets); the others reload in a new page of the same browser, as a person coming back does.
 // Prints each run and min / median / max; a figure, not a pass or fail.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from '../e2e/node_modules/playwright-core/index.mjs';
+import { defaultUrl, signedIn } from './chromium.mjs';
 
 const { values } = parseArgs({
   options: {
     incident: { type: 'string' },
     runs: { type: 'string', default: '10' },
-    url: { type: 'string', default: `http://127.0.0.1:${process.env.WHODUNNET_PORT ?? '8000'}` },
+    url: { type: 'string', default: defaultUrl },
     user: { type: 'string', default: 'demo' },
   },
 });
 if (!values.incident) throw new Error('say --incident <id> (make_bench_incident prints it)');
-const password =
-  process.env.WHODUNNET_BENCH_PASSWORD ??
-  readFileSync(join(process.env.WHODUNNET_DATA_DIR ?? '.data', 'demo_password'), 'utf8').trim();
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const context = await browser.newContext({ baseURL: values.url, viewport: { width: 1280, height: 800 } });
-const signIn = await context.newPage();
-await signIn.goto('/');
-await signIn.getByLabel('Username').fill(values.user);
-await signIn.getByLabel('Password').fill(password);
-await signIn.getByRole('button', { name: 'Sign in' }).click();
-await signIn.getByRole('button', { name: 'Sign out' }).waitFor();
+const { browser, context, page: signIn } = await signedIn(values.url, values.user);
 await signIn.close();
 // Timed in the page itself, as the DOM changes (not when a poll from here notices): performance.now() counts
 // from the navigation's start.
