@@ -417,15 +417,6 @@ class CaptureState:
             links = [int(g.link)] if g.fmt else []
         return [linktype_name(x) for x in links]
 
-    def sketch_quantiles(self) -> Any:
-        """``[row * 2 + which, i]``: quantile ``QUANTILES[i]`` of each open connection row's
-        sketches (-1: empty); side ``row`` of connection row ``row // 2``."""
-        rows = np.arange(int(self.g.slots))
-        with np.errstate(over="ignore"):
-            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
-                self.grow_sketches()
-        return self._quantiles(self.conns.cid[rows], np.arange(2 * len(rows)))
-
 
 class Scanner:
     """Reads one capture stream through the kernel into ``state``.
