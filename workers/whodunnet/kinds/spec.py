@@ -137,10 +137,6 @@ class Kind:
     fuzz: Callable[[bytes], None] | None = None
     streams: bool = False
 
-    def field_of(self, key: str) -> Field:
-        """How ``key`` of this kind's findings is shown (a plain count when undeclared)."""
-        return self.fields.get(key, Field())
-
 
 _ACRONYMS = {"tcp": "TCP", "rtt": "RTT", "rto": "RTO", "ecn": "ECN", "syn": "SYN", "syns": "SYNs", "fin": "FIN",
              "rst": "RST", "ms": "(ms)", "cpu": "CPU", "ip": "IP"}  # fmt: skip
