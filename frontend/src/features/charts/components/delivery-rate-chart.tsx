@@ -9,13 +9,15 @@ import { deliveryRates } from '../lib/delivery-rates';
 import { clockTick, isDecade, seriesColour } from '../lib/palette';
 
 const HEIGHT = 240;
+/** The default kept as one array: a new one each render would redraw the chart each render. */
+const NO_CANDIDATES: readonly string[] = [];
 
 /**
  * Socket statistics over many snapshots: each slow prefix's median delivery rate per snapshot (one line each,
  * the slowest first), the median of every prefix's flows for comparison (dashed), and for one prefix a person
  * picks, the spread of its flows (10th to 90th percentile) as a band. A log scale: rates span decades.
  */
-export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; candidates?: readonly string[] }) {
+export function DeliveryRateChart({ data, candidates = NO_CANDIDATES }: { data: unknown; candidates?: readonly string[] }) {
   const id = useId();
   const container = useRef<HTMLDivElement>(null);
   const rates = useMemo(() => deliveryRates(data), [data]);
