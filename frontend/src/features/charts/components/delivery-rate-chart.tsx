@@ -12,6 +12,9 @@ const HEIGHT = 240;
 /** The default kept as one array: a new one each render would redraw the chart each render. */
 const NO_CANDIDATES: readonly string[] = [];
 
+/** A rate series' value in the legend. */
+const rateValue = (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v));
+
 /**
  * Socket statistics over many snapshots: each slow prefix's median delivery rate per snapshot (one line each,
  * the slowest first), the median of every prefix's flows for comparison (dashed), and for one prefix a person
@@ -32,7 +35,7 @@ export function DeliveryRateChart({ data, candidates = NO_CANDIDATES }: { data: 
       stroke: seriesColour(i),
       width: p.prefix === focus ? 2.5 : 1.25,
       spanGaps: true,
-      value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
+      value: rateValue,
     }));
     const columns: uPlot.AlignedData = [
       rates.x,
@@ -41,22 +44,13 @@ export function DeliveryRateChart({ data, candidates = NO_CANDIDATES }: { data: 
       ...(focused ? [focused.p90, focused.p10] : []),
     ];
     const spread = focused
-      ? [
-          {
-            label: `${focused.prefix} 90th percentile`,
-            stroke: 'rgba(36, 86, 199, 0.35)',
-            width: 1,
-            spanGaps: true,
-            value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
-          },
-          {
-            label: `${focused.prefix} 10th percentile`,
-            stroke: 'rgba(36, 86, 199, 0.35)',
-            width: 1,
-            spanGaps: true,
-            value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
-          },
-        ]
+      ? ['90th', '10th'].map((percentile) => ({
+          label: `${focused.prefix} ${percentile} percentile`,
+          stroke: 'rgba(36, 86, 199, 0.35)',
+          width: 1,
+          spanGaps: true,
+          value: rateValue,
+        }))
       : [];
     const hi = 2 + rates.prefixes.length;
     const options: uPlot.Options = {
@@ -91,7 +85,7 @@ export function DeliveryRateChart({ data, candidates = NO_CANDIDATES }: { data: 
           dash: [6, 4],
           width: 1.5,
           spanGaps: true,
-          value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
+          value: rateValue,
         },
         ...lines,
         ...spread,
