@@ -9,13 +9,18 @@ import { deliveryRates } from '../lib/delivery-rates';
 import { clockTick, isDecade, seriesColour } from '../lib/palette';
 
 const HEIGHT = 240;
+/** The default kept as one array: a new one each render would redraw the chart each render. */
+const NO_CANDIDATES: readonly string[] = [];
+
+/** A rate series' value in the legend. */
+const rateValue = (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v));
 
 /**
  * Socket statistics over many snapshots: each slow prefix's median delivery rate per snapshot (one line each,
  * the slowest first), the median of every prefix's flows for comparison (dashed), and for one prefix a person
  * picks, the spread of its flows (10th to 90th percentile) as a band. A log scale: rates span decades.
  */
-export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; candidates?: readonly string[] }) {
+export function DeliveryRateChart({ data, candidates = NO_CANDIDATES }: { data: unknown; candidates?: readonly string[] }) {
   const id = useId();
   const container = useRef<HTMLDivElement>(null);
   const rates = useMemo(() => deliveryRates(data), [data]);
@@ -30,7 +35,7 @@ export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; ca
       stroke: seriesColour(i),
       width: p.prefix === focus ? 2.5 : 1.25,
       spanGaps: true,
-      value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
+      value: rateValue,
     }));
     const columns: uPlot.AlignedData = [
       rates.x,
@@ -39,22 +44,13 @@ export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; ca
       ...(focused ? [focused.p90, focused.p10] : []),
     ];
     const spread = focused
-      ? [
-          {
-            label: `${focused.prefix} 90th percentile`,
-            stroke: 'rgba(36, 86, 199, 0.35)',
-            width: 1,
-            spanGaps: true,
-            value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
-          },
-          {
-            label: `${focused.prefix} 10th percentile`,
-            stroke: 'rgba(36, 86, 199, 0.35)',
-            width: 1,
-            spanGaps: true,
-            value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
-          },
-        ]
+      ? ['90th', '10th'].map((percentile) => ({
+          label: `${focused.prefix} ${percentile} percentile`,
+          stroke: 'rgba(36, 86, 199, 0.35)',
+          width: 1,
+          spanGaps: true,
+          value: rateValue,
+        }))
       : [];
     const hi = 2 + rates.prefixes.length;
     const options: uPlot.Options = {
@@ -89,7 +85,7 @@ export function DeliveryRateChart({ data, candidates = [] }: { data: unknown; ca
           dash: [6, 4],
           width: 1.5,
           spanGaps: true,
-          value: (_u: uPlot, v: number | null) => (v === null ? '—' : formatBitRate(v)),
+          value: rateValue,
         },
         ...lines,
         ...spread,

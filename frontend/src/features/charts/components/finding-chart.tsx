@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 
 import type { Finding } from '@/api/types';
 import { Loading } from '@/components/loading';
@@ -17,15 +17,16 @@ const DeliveryRateChart = lazy(() => import('./delivery-rate-chart').then((m) =>
  */
 export function FindingChart({ finding }: { finding: Finding }) {
   const data = isRecord(finding.data) ? finding.data : null;
+  // One array while the data stays the same: the delivery-rate chart redraws whenever its candidates change.
+  const candidates = useMemo(
+    () => (Array.isArray(data?.candidates) ? data.candidates.filter((c): c is string => typeof c === 'string') : []),
+    [data],
+  );
   if (!data) return null;
   let chart;
   if (Array.isArray(data.histogram) && isRecord(data.percentiles_ms)) chart = <LatencyHistogram data={data} />;
   else if (isRecord(data.per_interval)) chart = <CounterIntervalsChart data={data} />;
-  else if (isRecord(data.over_time)) {
-    const candidates = Array.isArray(data.candidates)
-      ? data.candidates.filter((c): c is string => typeof c === 'string')
-      : [];
-    chart = <DeliveryRateChart data={data} candidates={candidates} />;
-  } else return null;
+  else if (isRecord(data.over_time)) chart = <DeliveryRateChart data={data} candidates={candidates} />;
+  else return null;
   return <Suspense fallback={<Loading label="Loading the chart…" />}>{chart}</Suspense>;
 }

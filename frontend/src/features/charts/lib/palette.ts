@@ -1,4 +1,6 @@
 /** Colours and ticks shared by the charts. Colours for a chart's series, told apart in light and dark themes and by most colour-blind readers. */
+import { formatClock } from '@/lib/format';
+
 const PALETTE = [
   '#2456c7',
   '#b42318',
@@ -20,10 +22,9 @@ export function seriesColour(index: number): string {
 
 /** A tick on a time axis in the reader's zone: to the second, or to the millisecond when ticks are closer. */
 export function clockTick(epochSeconds: number, step: number): string {
-  const date = new Date(epochSeconds * 1000);
-  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-  const clock = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-  return step >= 1 ? clock : `${clock}.${pad(date.getMilliseconds(), 3)}`;
+  const clock = formatClock(epochSeconds);
+  // "10:04:31.250" without its milliseconds.
+  return step >= 1 ? clock.slice(0, 8) : clock;
 }
 
 /** 0.001, 0.01 … 1e12: the only ticks labelled on a log axis (the others would crowd it). */

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type ReactNode, useId } from 'react';
+import { type ReactNode, useId, useMemo } from 'react';
 import { Link } from 'react-router-dom';
 
 import { ErrorMessage } from '@/components/error-message';
@@ -276,6 +276,8 @@ export function ConnectionDetailView(props: ConnectionDetailProps) {
   const { incidentId, evidenceId, connId } = props;
   const id = useId();
   const connection = useQuery(connectionQueryOptions(incidentId, evidenceId, connId));
+  // One object while the connection stays the same: the graph is drawn again (and its zoom lost) when it changes.
+  const handshake = useMemo(() => (connection.data ? handshakeOf(connection.data) : undefined), [connection.data]);
   if (connection.isPending) return <Loading label="Loading the connection…" />;
   if (connection.isError) return <ErrorMessage>Could not load the connection: {connection.error.message}</ErrorMessage>;
   const c = connection.data;
@@ -290,7 +292,7 @@ export function ConnectionDetailView(props: ConnectionDetailProps) {
         </Link>
       </p>
       <KeyFacts connection={c} />
-      <GraphSection {...props} handshake={handshakeOf(c)} />
+      <GraphSection {...props} handshake={handshake} />
     </article>
   );
 }

@@ -37,7 +37,7 @@ export function timeSpan(finding: Finding): readonly [number, number] | null {
 const overlaps = (a: readonly [number, number], b: readonly [number, number]) => a[0] <= b[1] && b[0] <= a[1];
 
 /** The evidence ids a finding's references point into, in order, each once. */
-export function refFiles(finding: Finding): number[] {
+function refFiles(finding: Finding): number[] {
   if (!Array.isArray(finding.refs)) return [];
   const ids = (finding.refs as unknown[]).flatMap((ref) =>
     isRecord(ref) && typeof ref.evidence === 'number' ? [ref.evidence] : [],
