@@ -8,7 +8,6 @@ heartbeat is stale.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -227,7 +226,7 @@ def correlate(*, incident_id: int) -> int:
     Each evidence's latest finished run gives its summary and findings; its provenance is a person's values
     over what the engine read from the file (``analysis.provenance``), so snapshots pair per host in time order.
     The engine also matches every two captures by their TCP sequence numbers, reading the files (this runs on
-    an analysis worker: the local folder's files, or copies from the S3 store in its scratch folder), so the
+    an analysis worker: the local folder's files, or the S3 store's objects as streams), so the
     console's findings are the CLI's on the same files. When
     nothing it reads changed since the last computation (the same runs, kinds and provenance), it does nothing.
     Returns how many findings the incident now has across its evidence.
@@ -240,15 +239,20 @@ def correlate(*, incident_id: int) -> int:
     if existing == inputs:
         logger.info("incident %s: nothing changed since the last correlation", incident_id)
         return Finding.objects.filter(correlation__incident_id=incident_id).count()
-    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where, contextlib.ExitStack() as copies:
-        stored = _files_to_read(runs, copies)
+    with tempfile.TemporaryDirectory(prefix="whodunnet-correlate-") as where:
+        stored = _files_to_read(runs)
         results = across(
             [
                 _engine_evidence(run, k, Path(where) / str(index), stored.get(run.evidence_id))
                 for index, (run, k) in enumerate(zip(runs, known, strict=True))
             ]
         )
-        combined, pairing = _combine(runs, results)
+        sources = {
+            index: file
+            for index, run in enumerate(runs)
+            if (file := stored.get(run.evidence_id)) is not None and not isinstance(file, Path)
+        }
+        combined, pairing = _combine(runs, results, sources)
     pairs = [
         {
             **pair,
@@ -319,28 +323,30 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _files_to_read(runs: list[AnalysisRun], copies: contextlib.ExitStack) -> dict[int, Path]:
+def _files_to_read(runs: list[AnalysisRun]) -> dict[int, Path | blobs.S3Source]:
     """The stored files ``combine`` may read (it re-reads captures to match every two of them), by evidence id.
 
-    The local folder's files as they are; from an S3 store, copies of the captures in this worker's scratch folder
-    (``Store.local_copy``, removed when ``copies`` closes), and only when there are two to match: the matching
-    reads files by path (``whodunnet.capture_pairs``), so this is where the store's bytes reach it."""
+    The local folder's files as they are; from an S3 store, the captures' objects as sources the engine reads as
+    streams of ranged GETs (nothing is copied to this worker's disk), and only when there are two to match."""
     store = blobs.store()
     if store.kind == "local":
         return {run.evidence_id: run.evidence.path for run in runs if run.evidence.path.exists()}
     captures = [run for run in runs if run.evidence.kind == "capture"]
     if len(captures) < 2:
         return {}
-    return {run.evidence_id: copies.enter_context(store.local_copy(run.evidence.storage_name)) for run in captures}
+    return {run.evidence_id: store.source(run.evidence.storage_name) for run in captures}
 
 
-def _engine_evidence(run: AnalysisRun, known: Provenance, where: Path, stored: Path | None) -> EvidenceResult:
-    """The run's result as the engine's ``combine`` takes it: its path is a link named as the person named the
-    file (findings name files by it, and "before"/"after" in a name orders snapshots) to the stored file (when
-    there is one to read), which the engine reads to match captures."""
+def _engine_evidence(
+    run: AnalysisRun, known: Provenance, where: Path, stored: Path | blobs.S3Source | None
+) -> EvidenceResult:
+    """The run's result as the engine's ``combine`` takes it: its path is named as the person named the file
+    (findings name files by it, and "before"/"after" in a name orders snapshots); for a file in the local folder it
+    is a link to the stored file, which the engine reads to match captures (a store's object is given to the
+    engine as a source beside it)."""
     where.mkdir()
     link = where / (Path(run.evidence.filename).name or "evidence")
-    if stored is not None:
+    if isinstance(stored, Path):
         link.symlink_to(stored)
     summary = dict(run.summary or {})
     connections = _stored_connections(run) if run.evidence.kind == "capture" else ()
@@ -374,13 +380,16 @@ def _stored_connections(run: AnalysisRun) -> tuple[Any, ...]:
     )
 
 
-def _combine(runs: list[AnalysisRun], results: list[EvidenceResult]) -> tuple[list[Any], list[dict[str, Any]]]:
-    """The engine's findings across evidence (from the runs' stored findings and the results) and its pairing."""
+def _combine(
+    runs: list[AnalysisRun], results: list[EvidenceResult], sources: dict[int, blobs.S3Source]
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The engine's findings across evidence (from the runs' stored findings and the results, the captures read
+    from their files or ``sources``, by index) and its pairing."""
     from whodunnet.engine import combine, snapshot_pairing
 
     index = {run.evidence_id: i for i, run in enumerate(runs)}
     stored = [selectors.engine_finding(f, index) for f in Finding.objects.filter(run__in=runs).order_by("id")]
-    return list(combine(results, stored)), list(snapshot_pairing(results))
+    return list(combine(results, stored, sources=sources)), list(snapshot_pairing(results))
 
 
 def _unique(findings: Iterable[Any]) -> list[Any]:

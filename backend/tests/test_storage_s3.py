@@ -383,17 +383,38 @@ def test_without_configured_keys_the_store_is_reached_with_the_environment_s_cre
 
 
 def test_two_captures_in_the_store_are_matched_across_the_incident(
-    owner: User, incident: Any, s3_store: Any, settings: Any
+    owner: User, incident: Any, s3_store: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The two-capture matching (a client's and a server's capture of the same traffic) reads both files: from the
-    store it reads copies in the worker's scratch folder, gone once the correlation is written."""
+    """The two-capture matching (a client's and a server's capture of the same traffic) re-reads both files: from
+    the store it reads them as streams, copying nothing to the worker's disk, and finds what the CLI finds."""
     from analysis.models import Finding
+    from whodunnet.engine import analyze
 
-    for name in ("client.pcap", "server.pcap"):
-        with open(DATA / "loopback-scenarios.pcap", "rb") as stream:
-            evidence = receive_upload(user=owner, incident=incident, filename=name, stream=stream, content_length=None)
+    client = (DATA / "loopback-scenarios.pcap").read_bytes()
+    offset = 24
+    for _ in range(40):  # the server's capture point never saw the 41st packet (a data segment)
+        offset += 16 + int.from_bytes(client[offset + 8 : offset + 12], "little")
+    end = offset + 16 + int.from_bytes(client[offset + 8 : offset + 12], "little")
+    server = client[:offset] + client[end:]
+
+    def no_copy(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the matching asked for a local copy")
+
+    monkeypatch.setattr(blobs.S3Store, "local_copy", no_copy)
+    for name, data in (("server.pcap", server), ("client.pcap", client)):
+        evidence = receive_upload(
+            user=owner, incident=incident, filename=name, stream=io.BytesIO(data), content_length=None
+        )
         services.execute_run(run_id=AnalysisRun.objects.get(evidence=evidence).pk)
     services.correlate(incident_id=incident.pk)
-    matched = Finding.objects.filter(correlation__incident=incident, kind__startswith="path.")
-    assert [f.kind for f in matched] == ["path.no_loss_between_captures"]
+    (matched,) = Finding.objects.filter(correlation__incident=incident, kind__startswith="path.")
+    folder = Path(settings.SCRATCH_DIR).parent / "cli"
+    folder.mkdir()
+    (folder / "client.pcap").write_bytes(client)
+    (folder / "server.pcap").write_bytes(server)
+    (cli,) = [
+        f for f in analyze([folder / "client.pcap", folder / "server.pcap"]).findings if f.kind.startswith("path.")
+    ]
+    assert (matched.kind, matched.title) == (cli.kind, cli.title)
+    assert matched.kind == "path.loss_between_captures" and matched.data["only_in_a"] == 1
     assert scratch_is_empty(settings)

@@ -8,22 +8,28 @@ compared segment by segment (raw sequence number and length, retransmissions cou
 the sequence range both captures cover, by re-scanning both files for those connections
 only: a segment sent on one side and never seen on the other was lost between the capture
 points. Findings: ``path.loss_between_captures`` or ``path.no_loss_between_captures``.
+
+A capture is read from its path, or from a ``Source`` (``engine.Source``: an object in a store, read as a stream)
+when the caller gives one for it: the console's workers match captures straight from an S3 store.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whodunnet.capture.connections import Connection, Direction, client_sides
 from whodunnet.capture.constants import HALF, M32, SEG_RESET, TH_ACK, TH_FIN, TH_RST, TH_SYN, WRAP
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
+
+if TYPE_CHECKING:
+    from whodunnet.engine import Source
 
 #: Distinct segments kept per capture while comparing; past it the comparison is partial.
 MAX_SEGMENT_KEYS = 2_000_000
@@ -137,7 +143,7 @@ Segment = tuple[int, int, int, int, int, int]
 
 
 def _scan_segments(
-    path: str, wanted: dict[int, Connection], limits: Limits
+    file: str | Source, wanted: dict[int, Connection], limits: Limits
 ) -> tuple[dict[tuple[int, str], list[Segment]], bool]:
     """Per (connection id, sender role): every segment of the connection but RSTs, in capture order."""
     from whodunnet.capture.scanner import trace
@@ -157,7 +163,11 @@ def _scan_segments(
             kept[0] += 1
             by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload))
 
-    state, error = trace(path, set(wanted), on_rows, limits=limits)
+    if isinstance(file, str):
+        state, error = trace(file, set(wanted), on_rows, limits=limits)
+    else:
+        with file.open() as stream:
+            state, error = trace(stream, set(wanted), on_rows, limits=limits)
     n = state.n
     client = client_sides(state.conns[:n], state.sides[: 2 * n])[0].tolist()
 
@@ -270,12 +280,21 @@ def _missing_acks(
 
 
 def compare_pair(
-    ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, *, limits: Limits = DEFAULT_LIMITS
+    ia: int,
+    ea: EvidenceResult,
+    ib: int,
+    eb: EvidenceResult,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    files: tuple[str | Source, str | Source] | None = None,
 ) -> CapturePair:
-    """Match two captures' connections and compare the sequence space (and pure ACKs) each saw."""
+    """Match two captures' connections and compare the sequence space (and pure ACKs) each saw.
+
+    The captures are read from ``files`` (a path or a ``Source`` each) when given, else from the results' paths."""
+    fa, fb = files if files is not None else (ea.path, eb.path)
     pairs = match_connections(ea.connections, eb.connections)
-    ca, pa = _scan_segments(ea.path, {x.id: x for x, _, _ in pairs}, limits)
-    cb, pb = _scan_segments(eb.path, {y.id: y for _, y, _ in pairs}, limits)
+    ca, pa = _scan_segments(fa, {x.id: x for x, _, _ in pairs}, limits)
+    cb, pb = _scan_segments(fb, {y.id: y for _, y, _ in pairs}, limits)
     matched = []
     nat: dict[tuple[str, str, str, str], None] = {}
     for x, y, how in pairs:
@@ -426,7 +445,10 @@ def pair_finding(pair: CapturePair, evidence: Sequence[EvidenceResult] | None = 
             for m in (lossy or list(conns))[:100]
         ],
     }
-    matched_text = f"{len(conns):,} connections appear in both {na} and {nb} (matched by TCP sequence numbers)."
+    matched_text = (
+        f"{len(conns):,} connection{'s appear' if len(conns) != 1 else ' appears'} in both {na} and {nb} "
+        "(matched by TCP sequence numbers)."
+    )
     if lost:
         rate = lost / compared if compared else 0.0
         return Finding(
@@ -434,8 +456,9 @@ def pair_finding(pair: CapturePair, evidence: Sequence[EvidenceResult] | None = 
             layer="network",
             severity="high" if rate >= 0.01 else "medium",
             title=(
-                f"{lost:,} segments ({rate:.2%} of {compared:,}) seen at one capture point never reached the other, "
-                f"on {len(lossy):,} of {len(conns):,} matched connections"
+                f"{lost:,} segment{'s' if lost != 1 else ''} ({rate:.2%} of {compared:,}) seen at one capture point "
+                f"never reached the other, on {len(lossy):,} of {len(conns):,} matched "
+                f"connection{'s' if len(conns) != 1 else ''}"
             ),
             explanation=(
                 f"{matched_text}{nat_text}{sizes} Over the {covered:,} bytes of sequence space both cover, "
@@ -468,19 +491,29 @@ def pair_finding(pair: CapturePair, evidence: Sequence[EvidenceResult] | None = 
 
 
 def compare_captures(
-    evidence: Sequence[EvidenceResult], *, limits: Limits = DEFAULT_LIMITS
+    evidence: Sequence[EvidenceResult],
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    sources: Mapping[int, Source] | None = None,
 ) -> tuple[list[CapturePair], list[Finding]]:
     """Every pair of captures with connections in common, and their findings.
 
-    Only captures whose file can be read take part (the comparison re-reads them); one whose
-    result came without its connection table (the console stores it apart) has it read again.
+    Only captures whose file can be read take part (the comparison re-reads them): the file at the result's path,
+    or ``sources[i]`` (by index into ``evidence``) for one with no path of its own. One whose result came without
+    its connection table (the console stores it apart) has it read again.
     """
     caps = []
+    files: dict[int, str | Source] = {}
     for i, e in enumerate(evidence):
-        if e.kind != "capture" or not Path(e.path).is_file():
+        if e.kind != "capture":
             continue
+        given = (sources or {}).get(i)
+        if given is None and not Path(e.path).is_file():
+            continue
+        file: str | Source = e.path if given is None else given
+        files[i] = file
         if not e.connections:
-            e = _with_connections(i, e, limits)
+            e = _with_connections(i, e, file, limits)
         if e.connections:
             caps.append((i, e))
     # The same pairs, each the same way round, whatever order the files came in: the client's end first.
@@ -489,7 +522,7 @@ def compare_captures(
     findings: list[Finding] = []
     for n, (ia, ea) in enumerate(caps):
         for ib, eb in caps[n + 1 :]:
-            pair = _compare_cached(ia, ea, ib, eb, limits)
+            pair = _compare_cached(ia, ea, ib, eb, (files[ia], files[ib]), limits)
             if not pair.connections:
                 continue
             pairs.append(pair)
@@ -499,15 +532,18 @@ def compare_captures(
     return pairs, findings
 
 
-#: Recent results by the files' identity (real path, size, modification time) and the limits: the
-#: console's worker matches the same two captures again each time another file of the incident arrives.
+#: Recent results by the files' identity (real path, size, modification time; a source's name and size) and the
+#: limits: the console's worker matches the same two captures again each time another file of the incident arrives.
 _CACHE: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 CACHE_SIZE = 16
 
 
-def _identity(path: str) -> tuple[str, int, int]:
-    st = os.stat(path)
-    return os.path.realpath(path), st.st_size, st.st_mtime_ns
+def _identity(file: str | Source) -> tuple[str, int, int]:
+    """A path by what is at it now; a source by its name and size (a stored object is never rewritten in place)."""
+    if not isinstance(file, str):
+        return f"source:{file.name}", file.size, 0
+    st = os.stat(file)
+    return os.path.realpath(file), st.st_size, st.st_mtime_ns
 
 
 def _cached(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
@@ -521,18 +557,24 @@ def _cached(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
     return value
 
 
-def _compare_cached(ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, limits: Limits) -> CapturePair:
-    key = ("pair", _identity(ea.path), _identity(eb.path), limits)
-    pair: CapturePair = _cached(key, lambda: compare_pair(ia, ea, ib, eb, limits=limits))
+def _compare_cached(
+    ia: int, ea: EvidenceResult, ib: int, eb: EvidenceResult, files: tuple[str | Source, str | Source], limits: Limits
+) -> CapturePair:
+    key = ("pair", _identity(files[0]), _identity(files[1]), limits)
+    pair: CapturePair = _cached(key, lambda: compare_pair(ia, ea, ib, eb, limits=limits, files=files))
     return replace(pair, a=ia, b=ib)
 
 
-def _with_connections(index: int, ev: EvidenceResult, limits: Limits) -> EvidenceResult:
+def _with_connections(index: int, ev: EvidenceResult, file: str | Source, limits: Limits) -> EvidenceResult:
     from whodunnet.capture import analyze_capture
 
     def read() -> Sequence[Any]:
-        again, _ = analyze_capture(index, Path(ev.path), limits=limits)
+        if isinstance(file, str):
+            again, _ = analyze_capture(index, Path(file), limits=limits)
+        else:
+            with file.open() as stream:
+                again, _ = analyze_capture(index, stream, limits=limits)
         return again.connections
 
-    connections: Sequence[Any] = _cached(("connections", _identity(ev.path), limits), read)
+    connections: Sequence[Any] = _cached(("connections", _identity(file), limits), read)
     return replace(ev, connections=connections)

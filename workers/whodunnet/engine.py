@@ -111,7 +111,8 @@ def analyze(
     evidence = prov.across(evidence)
     pairs: list[Any] = []
     if combine_evidence:
-        combined, pairs = _combine(evidence, findings, limits)
+        sources = {i: f for i, f in enumerate(files) if not isinstance(f, Path)}
+        combined, pairs = _combine(evidence, findings, limits, sources)
         findings.extend(combined)
     throttle(1.0, "done", force=True)
     return AnalysisResult(
@@ -207,29 +208,38 @@ def _kind_of(found: str) -> Kind | None:
 
 
 def combine(
-    evidence: Sequence[EvidenceResult], findings: Sequence[Finding], *, limits: Limits = DEFAULT_LIMITS
+    evidence: Sequence[EvidenceResult],
+    findings: Sequence[Finding],
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    sources: Mapping[int, Source] | None = None,
 ) -> list[Finding]:
     """Findings across several pieces of evidence: the kinds' combiners over the results, and the
-    two-capture matching (``capture_pairs``) for every pair of captures whose file can be read.
+    two-capture matching (``capture_pairs``) for every pair of captures whose file can be read: at the
+    result's path, or ``sources[i]`` (by index into ``evidence``) for a file with no path of its own.
 
-    The backend calls this over an incident's stored results (with its files' paths) whenever
-    one of them changes, and ``analyze`` over the files it read, so both say the same. Snapshots
-    are paired per host by ``evidence[i].provenance``. A combiner that fails (a bug: results are
-    data it must cope with) is logged and reported as an ``engine.combiner_failed`` finding
+    The backend calls this over an incident's stored results (with its files' paths or, from an S3
+    store, their sources) whenever one of them changes, and ``analyze`` over the files it read, so
+    both say the same. Snapshots are paired per host by ``evidence[i].provenance``. A combiner that
+    fails (a bug: results are data it must cope with) is logged and reported as an ``engine.combiner_failed`` finding
     naming it; the other combiners still run.
     """
-    return _combine(evidence, findings, limits)[0]
+    return _combine(evidence, findings, limits, sources)[0]
 
 
 def _combine(
-    evidence: Sequence[EvidenceResult], findings: Sequence[Finding], limits: Limits
+    evidence: Sequence[EvidenceResult],
+    findings: Sequence[Finding],
+    limits: Limits,
+    sources: Mapping[int, Source] | None = None,
 ) -> tuple[list[Finding], list[Any]]:
     out: list[Finding] = []
     pairs: list[Any] = []
     try:
         from whodunnet.capture_pairs import compare_captures  # the capture engine (numpy): only when combining
 
-        pairs, pair_findings = compare_captures(evidence, limits=limits)  # two captures of the same traffic
+        # Two captures of the same traffic.
+        pairs, pair_findings = compare_captures(evidence, limits=limits, sources=sources)
         out.extend(pair_findings)
     except Exception as exc:
         logger.exception("capture matching failed")

@@ -137,7 +137,7 @@ class CaptureAnalysis:
 
 def analyze_capture(
     index: int,
-    path: Path,
+    path: Path | BinaryIO,
     *,
     limits: Limits,
     progress: Callable[[float], None] | None = None,

@@ -25,7 +25,7 @@ import collections
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -535,11 +535,11 @@ class Scanner:
 
 
 def trace(
-    path: str | Path, wanted: set[int], on_rows: Callable[[Any], None], *, limits: Limits
+    path: str | Path | BinaryIO, wanted: set[int], on_rows: Callable[[Any], None], *, limits: Limits
 ) -> tuple[CaptureState, str | None]:
-    """Re-read a capture and hand the packets of connections ``wanted`` (ids) to ``on_rows``
-    (``fields.Packet`` rows, as the connection table classified them). Returns the table's state and the error that
-    stopped reading, if any (the segments before it were handed on)."""
+    """Re-read a capture (a path, or a binary stream the caller closes) and hand the packets of connections
+    ``wanted`` (ids) to ``on_rows`` (``fields.Packet`` rows, as the connection table classified them). Returns the
+    table's state and the error that stopped reading, if any (the segments before it were handed on)."""
     opened = open_capture(path, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
     scanner = Scanner(
         opened.stream,
