@@ -2,6 +2,7 @@
 
     make bench            # or: .venv/bin/python bench/upload_memory.py --size-gib 4 --drop-at 0.9
     .venv/bin/python bench/upload_memory.py --size-gib 4 --store s3   # into a SeaweedFS S3 store it starts
+    .venv/bin/python bench/upload_memory.py --file CAPTURE --store s3  # a real capture, not random bytes
 
 Starts embedded services (or uses DATABASE_URL / CELERY_BROKER_URL), the same gunicorn
 the console runs, a user with an API token and an incident; then `curl -T` streams the
@@ -134,8 +135,12 @@ def main() -> int:
     parser.add_argument("--size-gib", type=float, default=2.0)
     parser.add_argument("--drop-at", type=float, default=0.9, help="cut the resumable upload at this fraction")
     parser.add_argument("--store", choices=["local", "s3"], default="local", help="s3: a SeaweedFS it starts")
+    parser.add_argument(
+        "--file", type=Path, help="upload this file instead of random bytes (a store may treat compressible data apart)"
+    )
     args = parser.parse_args()
-    size = int(args.size_gib * 1024) * 1024 * 1024  # whole MiB: the file is written in 1 MiB blocks
+    # Whole MiB of random bytes (written in 1 MiB blocks), or the file given.
+    size = args.file.stat().st_size if args.file else int(args.size_gib * 1024) * 1024 * 1024
     work = Path(tempfile.mkdtemp(prefix="whodunnet-bench-"))
     s3 = None
     try:
@@ -203,8 +208,9 @@ def main() -> int:
             )
             try:
                 time.sleep(3)
-                source = work / "upload.bin"
-                make_file(source, size)
+                source = args.file or work / "upload.bin"
+                if not args.file:
+                    make_file(source, size)
                 sha256 = file_sha256(source)
                 tree = psutil.Process(web.pid)
                 base = f"http://127.0.0.1:{port}/api/incidents/{ids['incident']}/evidence/"

@@ -16,6 +16,11 @@ streamed body is always ``UNSIGNED-PAYLOAD`` (it cannot be hashed before it is s
 connect, times out, or gets a 5xx / SlowDown is retried with backoff (``ATTEMPTS`` in all; a streamed body cannot
 be); then ``StoreUnreachable`` is raised, which the API answers as 503 (``config/errors.py``). Every other refusal
 is an ``S3Error`` with the store's code.
+
+Every object is written with ``Content-Type: OBJECT_TYPE``. S3 keeps it as metadata only (downloads go through the
+web, which sets its own headers), but SeaweedFS decides by it whether to gzip what it stores: given no type (or
+``application/octet-stream``) it gzips any chunk whose first 128 bytes compress, and then inflates every read with
+Go's ``compress/flate``: a 386 MB capture cost it 2.6 s of CPU to serve, against 0.65 s stored as it came.
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 ATTEMPTS = 5
 #: Idle connections kept per client (a web process has at most one request per thread in flight).
 POOL_SIZE = 32
+#: The type every evidence object is written with: opaque bytes the store keeps as they are (see above).
+OBJECT_TYPE = "application/x-whodunnet-evidence"
+_WRITE = {"Content-Type": OBJECT_TYPE}
 _RETRY_STATUS = frozenset({500, 502, 503, 504})
 _RETRY_CODES = frozenset({"SlowDown", "InternalError", "RequestTimeout", "ServiceUnavailable"})
 
@@ -279,18 +287,19 @@ class S3Client:
         return int(answer.headers["Content-Length"])
 
     def put(self, key: str, body: bytes | bytearray | memoryview) -> None:
-        self._request("PUT", key, body=body)
+        self._request("PUT", key, headers=_WRITE, body=body)
 
     def delete(self, key: str) -> None:
         self._request("DELETE", key, ok=(200, 204, 404))
 
     def create_multipart(self, key: str) -> str:
-        answer = self._request("POST", key, query={"uploads": ""})
+        answer = self._request("POST", key, query={"uploads": ""}, headers=_WRITE)
         return _text(_xml(answer.body), "UploadId")
 
     def upload_part(self, key: str, upload_id: str, number: int, body: bytes | bytearray | memoryview) -> str:
         """Send part ``number`` (1-based) of a multipart upload; its ETag."""
-        answer = self._request("PUT", key, query={"partNumber": str(number), "uploadId": upload_id}, body=body)
+        query = {"partNumber": str(number), "uploadId": upload_id}
+        answer = self._request("PUT", key, query=query, headers=_WRITE, body=body)
         return str(answer.headers["ETag"])
 
     def complete_multipart(self, key: str, upload_id: str, parts: list[Part]) -> None:
@@ -459,7 +468,7 @@ class S3Client:
         ``UNSIGNED-PAYLOAD`` (it cannot be hashed before it is sent), and it is not retried: sent bytes are gone."""
         path, encoded, target = self._target(key, query)
         headers = self._signed(
-            "PUT", path, encoded, {"Host": self.netloc, "Content-Length": str(length)}, UNSIGNED_PAYLOAD
+            "PUT", path, encoded, {"Host": self.netloc, "Content-Length": str(length), **_WRITE}, UNSIGNED_PAYLOAD
         )
         connection, _ = self._connection()
         try:
