@@ -248,7 +248,7 @@ class ConnectionDetailView(APIView):
 
 
 class TimeSequenceView(APIView):
-    """Re-reads the capture for one connection: seconds for a large file, so the UI asks on demand."""
+    """Re-reads the capture for one connection (its stretch of the file only), so the UI asks on demand."""
 
     @extend_schema(
         parameters=[
@@ -258,11 +258,9 @@ class TimeSequenceView(APIView):
         responses={200: TimeSequenceSerializer},
     )
     def get(self, request: Request, incident_id: int, evidence_id: int, conn_id: int) -> Response:
-        from whodunnet.capture.timeseq import time_sequence
+        from whodunnet.capture.timeseq import Span, time_sequence
 
-        evidence = _evidence(request, incident_id, evidence_id)
-        if not CaptureConnection.objects.filter(run=_latest_done_run(evidence), conn_id=conn_id).exists():
-            raise Http404("No such connection.")
+        evidence, index, conn, d = _packet_target(request, incident_id, evidence_id, conn_id)
         sender = request.query_params.get("sender", "auto")
         if sender not in ("auto", "client", "server"):
             return Response({"sender": ["auto, client or server."]}, status=400)
@@ -270,8 +268,11 @@ class TimeSequenceView(APIView):
             max_points = min(max(int(request.query_params.get("max_points", "20000")), 100), 100_000)
         except ValueError:
             return Response({"max_points": ["A number."]}, status=400)
-        with blobs.store().open(evidence.storage_name) as stored:  # read as a stream, never copied
-            series = time_sequence(stored, conn_id, max_points=max_points, sender=sender)  # type: ignore[arg-type]
+        # Only the connection's stretch of the capture is read (from the packet index's checkpoint before its first
+        # packet to its last), as a stream, never copied.
+        span = Span(index, conn, d["first_packet"], d["last_packet"])
+        with blobs.store().open(evidence.storage_name) as stored:
+            series = time_sequence(stored, conn_id, max_points=max_points, sender=sender, span=span)  # type: ignore[arg-type]
         return Response(TimeSequenceSerializer(dataclasses.asdict(series)).data)
 
 

@@ -149,3 +149,91 @@ def test_a_connection_whose_syns_were_never_answered_shows_its_retries() -> None
     rows = every_page(path, index, c, limit=100)
     assert_like_tshark(rows, tshark(path, 3))
     assert [r.annotations for r in rows] == [(), ("SYN retry",), ("SYN retry",), ("SYN retry",)]
+
+
+class _Counting:
+    """A capture file that counts the bytes read from it (a stream, as the store gives one)."""
+
+    def __init__(self, path: Path) -> None:
+        self._f = open(path, "rb")  # noqa: SIM115 - closed by the test
+        self.read_bytes = 0
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._f.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._f.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        out = self._f.read(n)
+        self.read_bytes += len(out)
+        return out
+
+    def readinto(self, view: memoryview) -> int:
+        n = self._f.readinto(view)
+        self.read_bytes += n
+        return n
+
+    def close(self) -> None:
+        self._f.close()
+
+
+@pytest.mark.parametrize("name", ["loopback-scenarios.pcap", "206_example_b.pcap", "ssh.pcap"])
+def test_the_graph_read_from_the_connection_s_stretch_is_the_graph_of_the_whole_file(name: str) -> None:
+    """The Stevens graph read from the checkpoint before a connection's first packet to its last is the one a scan
+    of the whole file draws, for every connection and sender, whatever connections came before on the same ports."""
+    from whodunnet.capture.timeseq import Span, time_sequence
+
+    path = CAPTURES / name
+    _, conns = analysed(path)
+    index = pcap_checkpoints(path, every=16)
+    for c in conns:
+        span = Span(index, endpoints(c), c.first_packet, c.last_packet)
+        for sender in ("auto", "client", "server"):
+            whole = time_sequence(path, c.id, sender=sender, max_points=200)
+            assert time_sequence(path, c.id, sender=sender, max_points=200, span=span) == whole, (c.id, sender)
+
+
+def test_the_graph_of_a_short_connection_late_in_a_file_reads_only_its_stretch() -> None:
+    from whodunnet.capture.timeseq import Span, time_sequence
+
+    path = CAPTURES / "loopback-scenarios.pcap"
+    _, conns = analysed(path)
+    index = pcap_checkpoints(path, every=16)
+    c = conns[-1]
+    assert c.first_packet > 100  # late in the file
+    stream = _Counting(path)
+    try:
+        graph = time_sequence(stream, c.id, span=Span(index, endpoints(c), c.first_packet, c.last_packet))  # type: ignore[arg-type]
+    finally:
+        stream.close()
+    assert graph == time_sequence(path, c.id) and graph.seg_time
+    # The file's header, then from the checkpoint before its first packet to (a buffer past) its last.
+    assert stream.read_bytes < path.stat().st_size // 2
+
+
+def test_the_graph_of_an_early_connection_stops_reading_after_its_last_packet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan stops once it is past the connection's last packet, even though no more of its packets come."""
+    from whodunnet.capture import scanner
+    from whodunnet.capture.timeseq import Span, time_sequence
+
+    # ssh.pcap's packets (its first connection ends at packet 45), then 206_example_b.pcap's three times: 5.8 MB
+    # read 1 MiB at a time (the smallest read the scan makes), so where the scan stops shows in the bytes it read.
+    monkeypatch.setattr(scanner, "CHUNK", 1 << 20)
+    path = tmp_path / "long.pcap"
+    path.write_bytes((CAPTURES / "ssh.pcap").read_bytes() + (CAPTURES / "206_example_b.pcap").read_bytes()[24:] * 3)
+    _, conns = analysed(path)
+    c = conns[0]
+    assert c.last_packet < 100
+    stream = _Counting(path)
+    try:
+        graph = time_sequence(stream, c.id, span=Span([], endpoints(c), c.first_packet, c.last_packet))  # type: ignore[arg-type]
+    finally:
+        stream.close()
+    assert graph == time_sequence(path, c.id) and graph.seg_time
+    assert stream.read_bytes < path.stat().st_size // 2

@@ -391,7 +391,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Re-reads the capture for one connection: seconds for a large file, so the UI asks on demand. */
+        /** @description Re-reads the capture for one connection (its stretch of the file only), so the UI asks on demand. */
         get: operations["incidents_evidence_connections_time_sequence_retrieve"];
         put?: never;
         post?: never;

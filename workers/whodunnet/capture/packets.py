@@ -174,22 +174,33 @@ class _Spliced:
         return self._f.readinto(view)  # type: ignore[attr-defined, no-any-return]
 
 
-def _trace_all() -> Any:
-    """A scan's state that traces every connection (the partial scan numbers them afresh)."""
+def trace_all() -> Any:
+    """A scan's state that traces every connection (the partial scan numbers them afresh) until ``only(row)``
+    narrows it to one."""
     from whodunnet.capture.scanner import CaptureState
 
     class TraceAll(CaptureState):
+        everything = True
+
         def grow_conns(self) -> None:
             super().grow_conns()
-            self.want[:] = True
+            if self.everything:
+                self.want[:] = True
+
+        def only(self, row: int) -> None:
+            """Trace connection ``row`` alone from now on."""
+            self.everything = False
+            self.traced = {row}
+            self.want[:] = False
+            self.want[row] = True
 
     state = TraceAll(trace=True)
     state.want[:] = True
     return state
 
 
-class _Enough(Exception):
-    pass
+class Enough(Exception):
+    """Raised by a partial scan's row handler: what it wanted has been read."""
 
 
 def _split(ip: str) -> tuple[int, int]:
@@ -199,6 +210,20 @@ def _split(ip: str) -> tuple[int, int]:
 
 def _ip(hi: int, lo: int, v6: bool) -> str:
     return str(ipaddress.IPv6Address((hi << 64) | lo) if v6 else ipaddress.IPv4Address(lo & 0xFFFFFFFF))
+
+
+def directions(rows: Any, conn: Endpoints) -> tuple[Any, Any]:
+    """Which traced packets ``rows`` go from ``conn``'s client to its server, and which the other way."""
+    c_hi, c_lo = _split(conn.client_ip)
+    s_hi, s_lo = _split(conn.server_ip)
+    sport, dport = np.asarray(rows["sport"]), np.asarray(rows["dport"])
+    shi, slo = np.asarray(rows["src_hi"]), np.asarray(rows["src_lo"])
+    dhi, dlo = np.asarray(rows["dst_hi"]), np.asarray(rows["dst_lo"])
+    c2s = (shi == c_hi) & (slo == c_lo) & (sport == conn.client_port)
+    c2s &= (dhi == s_hi) & (dlo == s_lo) & (dport == conn.server_port)
+    s2c = (shi == s_hi) & (slo == s_lo) & (sport == conn.server_port)
+    s2c &= (dhi == c_hi) & (dlo == c_lo) & (dport == conn.client_port)
+    return c2s, s2c
 
 
 def _start(index: list[Checkpoint], frame: int) -> Checkpoint:
@@ -220,10 +245,20 @@ def _opened(stack: contextlib.ExitStack, capture: str | Path | BinaryIO) -> Bina
     return capture
 
 
-def _scan_rows(
-    capture: str | Path | BinaryIO, index: list[Checkpoint], first: int, on_rows: Any, limits: Limits
-) -> tuple[int, str | None]:
-    """Trace every packet from the checkpoint before ``first`` (file numbering); ``on_rows(rows, frame0)``."""
+def scan_rows(
+    capture: str | Path | BinaryIO,
+    index: list[Checkpoint],
+    first: int,
+    on_rows: Any,
+    limits: Limits,
+    state: Any = None,
+    until: int | None = None,
+) -> tuple[int, str | None, Any]:
+    """Trace every packet (or what ``state``, a ``trace_all()``, asks for) from the checkpoint before ``first``
+    (file numbering); ``on_rows(rows, frame0)`` may raise ``Enough`` to stop, and the scan stops by itself once
+    it has read past packet ``until`` (the rows traced by then are handed on first). Returns the first packet's
+    number, the error that stopped the scan, and the scan's state (its connections numbered afresh from that
+    checkpoint)."""
     from whodunnet.capture.scanner import Scanner
     from whodunnet.errors import MalformedInput
 
@@ -238,16 +273,21 @@ def _scan_rows(
             opened = open_capture(capture, max_input_bytes=limits.max_input_bytes, guard=InflateGuard(limits))
             stack.callback(opened.close)
             stream = opened.stream
-        scanner = Scanner(stream, max_caplen=limits.max_caplen)
-        scanner.state = _trace_all()
+
+        def past_until() -> None:
+            if until is not None and start.frame + int(scanner.state.g.frames) >= until:
+                raise Enough
+
+        scanner = Scanner(stream, max_caplen=limits.max_caplen, on_chunk=past_until)
+        scanner.state = state if state is not None else trace_all()
         scanner._on_trace = lambda rows: on_rows(rows, start.frame)
         try:
             scanner.run()
-        except _Enough:
+        except Enough:
             pass
         except MalformedInput as exc:
-            return start.frame, exc.message
-    return start.frame, None
+            return start.frame, exc.message, scanner.state
+    return start.frame, None, scanner.state
 
 
 def read_page(
@@ -270,8 +310,6 @@ def read_page(
     start = max(start, first_packet)
     if start > last_packet:
         return PacketPage((), None, 0)
-    c_hi, c_lo = _split(conn.client_ip)
-    s_hi, s_lo = _split(conn.server_ip)
     v6 = ":" in conn.client_ip
     kept: list[PacketRow] = []
     state = {"scanned": 0, "done": False, "next": None}
@@ -288,10 +326,7 @@ def read_page(
         sport, dport = np.asarray(rows["sport"]), np.asarray(rows["dport"])
         shi, slo = np.asarray(rows["src_hi"]), np.asarray(rows["src_lo"])
         dhi, dlo = np.asarray(rows["dst_hi"]), np.asarray(rows["dst_lo"])
-        c2s = (shi == c_hi) & (slo == c_lo) & (sport == conn.client_port)
-        c2s &= (dhi == s_hi) & (dlo == s_lo) & (dport == conn.server_port)
-        s2c = (shi == s_hi) & (slo == s_lo) & (sport == conn.server_port)
-        s2c &= (dhi == c_hi) & (dlo == c_lo) & (dport == conn.client_port)
+        c2s, s2c = directions(rows, conn)
         keep = (c2s | s2c) & (frame >= start) & (frame <= last_packet)
         if time_from is not None:
             keep &= ts >= time_from
@@ -335,9 +370,9 @@ def read_page(
             state["next"] = kept[-1].number + 1
         if state["next"] is not None or int(frame[-1]) >= last_packet or past_time:
             state["done"] = True
-            raise _Enough
+            raise Enough
 
-    _, error = _scan_rows(capture, index, max(first_packet, start - warm_packets), on_rows, limits)
+    _, error, _ = scan_rows(capture, index, max(first_packet, start - warm_packets), on_rows, limits)
     nxt = state["next"]
     if isinstance(nxt, int) and nxt > last_packet:
         nxt = None

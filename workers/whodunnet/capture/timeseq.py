@@ -6,24 +6,40 @@ connection's segments (as the connection table classified them), so memory stays
 stride doubles; retransmissions and window changes are kept whatever the stride, unless they
 alone fill more than half of ``max_points``. The traced packets arrive as numpy columns and are filtered and
 thinned as columns (no Python per packet). Columns are parallel tuples, ready for uPlot.
+
+Given the connection's ``Span`` (the analysis's packet index, its endpoints and its first and last packet), it
+reads only that stretch of the file: from the checkpoint before the connection's first packet to its last packet,
+so a short connection late in a large capture costs milliseconds, not a scan of the whole file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from whodunnet.capture.connections import client_sides
 from whodunnet.capture.constants import NO_ACK, SEG_RESET, SEG_RETRANSMISSION, SEG_SYN_RETRY
+from whodunnet.capture.packets import Checkpoint, Endpoints, Enough, directions, scan_rows, trace_all
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 
 Sender = Literal["auto", "client", "server"]
 #: The traced packets' columns a graph reads.
 COLUMNS = ("side", "ts", "rel_seq", "seglen", "kind", "rel_ack", "win")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a connection lies in its capture, from the analysis: the packet index, the connection's endpoints
+    and its first and last packet numbers."""
+
+    index: list[Checkpoint]
+    endpoints: Endpoints
+    first_packet: int
+    last_packet: int
 
 
 @dataclass(frozen=True)
@@ -99,17 +115,19 @@ class _Series:
 
 
 def time_sequence(
-    path: str | Path,
+    path: str | Path | BinaryIO,
     connection_id: int,
     *,
     max_points: int = 20_000,
     sender: Sender = "auto",
     limits: Limits = DEFAULT_LIMITS,
+    span: Span | None = None,
 ) -> TimeSequence:
     """The Stevens graph of connection ``connection_id`` (its ``Connection.id``).
 
     ``sender`` picks the data direction; ``auto`` is the one that sent more payload.
-    ``max_points`` bounds each of the segment and the ACK series.
+    ``max_points`` bounds each of the segment and the ACK series. With ``span`` only the connection's stretch
+    of the file is read (the same graph).
     """
     from whodunnet.capture.scanner import trace
 
@@ -122,7 +140,7 @@ def time_sequence(
         if not len(rows):
             return
         if not t0:
-            t0.append(float(rows.ts[0]))
+            t0.append(float(rows["ts"][0]))
         side, ts, seq, seglen, kind, ack, win = (np.asarray(rows[n]) for n in COLUMNS)
         time = ts - t0[0]
         for d in (0, 1):
@@ -136,14 +154,18 @@ def time_sequence(
                 last_window[d] = int(window[-1])
                 acks[d].add(time[acked], ack[acked], window, changed)
 
-    state, error = trace(path, {connection_id}, on_rows, limits=limits)
+    if span is not None:
+        state, error, row = _read_span(path, span, on_rows, limits)
+    else:
+        state, error = trace(path, {connection_id}, on_rows, limits=limits)
+        row = connection_id
     d = 0
     client = 0
     scale: int | None = None
     base = 0
-    if 0 <= connection_id < state.n:
-        conn = state.conns[connection_id : connection_id + 1]
-        sides = state.sides[2 * connection_id : 2 * connection_id + 2]
+    if 0 <= row < state.n:
+        conn = state.conns[row : row + 1]
+        sides = state.sides[2 * row : 2 * row + 2]
         client = int(client_sides(conn, sides)[0][0])
         by_role = client if sender == "client" else 1 - client
         # Without payload either way (a failed handshake), the side that sent more: its SYN retries.
@@ -171,3 +193,56 @@ def time_sequence(
         stride=max(seg.stride, ack.stride),
         error=error,
     )
+
+
+def _read_span(capture: str | Path | BinaryIO, span: Span, on_rows: Any, limits: Limits) -> tuple[Any, str | None, int]:
+    """Scan from the checkpoint before ``span.first_packet`` to ``span.last_packet``, handing ``on_rows`` the
+    connection's packets. The scan numbers connections afresh: the connection is the one its endpoints' first
+    packet from ``first_packet`` on belongs to (an earlier connection on the same ports is another one); from
+    then on only it is traced. Its packets go to ``on_rows`` in batches of ``TRACE_ROWS``, as a scan of the
+    whole file hands them, so the graph is thinned the same way. Returns the scan's state, the error that
+    stopped it, and the connection's row in that state (-1: not found)."""
+    from whodunnet.capture.scanner import TRACE_ROWS
+
+    state = trace_all()
+    found = [-1]
+    batch: list[Any] = []  # TRACE_ROWS rows being filled, and how many are
+    filled = [0]
+    kind: list[Any] = [None]  # the rows' dtype
+
+    def deliver(rows: Any, dtype: Any) -> None:
+        """Copy ``rows`` (as opaque bytes: numpy copies those whole, not a field at a time) into the batch; hand
+        each full batch on as ``dtype`` rows."""
+        while len(rows):
+            if not batch:
+                batch.append(np.empty(TRACE_ROWS, rows.dtype))
+            n = min(len(rows), TRACE_ROWS - filled[0])
+            batch[0][filled[0] : filled[0] + n] = rows[:n]
+            filled[0] += n
+            rows = rows[n:]
+            if filled[0] == TRACE_ROWS:
+                on_rows(batch[0].view(dtype))  # it keeps copies of what it reads, so the batch is reused
+                filled[0] = 0
+
+    def on_span_rows(rows: Any, frame0: int) -> None:
+        if not len(rows):
+            return
+        frame = np.asarray(rows["frame"]) + frame0
+        if found[0] < 0:
+            c2s, s2c = directions(rows, span.endpoints)
+            hits = np.flatnonzero((c2s | s2c) & (frame >= span.first_packet) & (frame <= span.last_packet))
+            if len(hits):
+                found[0] = int(rows["conn"][hits[0]])
+                state.only(found[0])
+        if found[0] >= 0:
+            plain = rows.view(np.ndarray)
+            opaque = plain.view(np.dtype((np.void, plain.dtype.itemsize)))
+            deliver(opaque[(plain["conn"] == found[0]) & (frame <= span.last_packet)], plain.dtype)
+            kind[0] = plain.dtype
+        if int(frame[-1]) >= span.last_packet:
+            raise Enough
+
+    _, error, _ = scan_rows(capture, span.index, span.first_packet, on_span_rows, limits, state, span.last_packet)
+    if filled[0]:
+        on_rows(batch[0][: filled[0]].view(kind[0]))
+    return state, error, found[0]
