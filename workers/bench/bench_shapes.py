@@ -193,15 +193,15 @@ result, _ = analyze_capture(0, path, limits=DEFAULT_LIMITS)
 top = max(result.connections, key=lambda c: c.c2s.packets + c.s2c.packets)
 ends = Endpoints(top.client_ip, top.client_port, top.server_ip, top.server_port, top.c2s.base_seq, top.s2c.base_seq)
 span = Span(index_from_json(result.packet_index), ends, top.first_packet, top.last_packet)  # as the console asks
-times, whole = [], []
+times = []
 for _ in range(3):
     t = time.perf_counter()
     graph = time_sequence(path, top.id, span=span)
     times.append(time.perf_counter() - t)
 t = time.perf_counter()
 assert time_sequence(path, top.id) == graph  # the whole file read: the same graph
-whole.append(time.perf_counter() - t)
-print(top.c2s.packets + top.s2c.packets, min(times), max(times), len(graph.seg_time) + len(graph.ack_time), whole[0])
+whole = time.perf_counter() - t
+print(top.c2s.packets + top.s2c.packets, min(times), max(times), len(graph.seg_time) + len(graph.ack_time), whole)
 """
 
 

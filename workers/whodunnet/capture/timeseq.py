@@ -202,26 +202,25 @@ def _read_span(capture: str | Path | BinaryIO, span: Span, on_rows: Any, limits:
     then on only it is traced. Its packets go to ``on_rows`` in batches of ``TRACE_ROWS``, as a scan of the
     whole file hands them, so the graph is thinned the same way. Returns the scan's state, the error that
     stopped it, and the connection's row in that state (-1: not found)."""
+    from whodunnet.capture.fields import Packet
     from whodunnet.capture.scanner import TRACE_ROWS
 
     state = trace_all()
     found = [-1]
-    batch: list[Any] = []  # TRACE_ROWS rows being filled, and how many are
+    # TRACE_ROWS rows being filled (as opaque bytes: numpy copies those whole, not a field at a time), and how many.
+    batch = np.empty(TRACE_ROWS, Packet.dtype)
+    opaque = batch.view(np.dtype((np.void, Packet.dtype.itemsize)))
     filled = [0]
-    kind: list[Any] = [None]  # the rows' dtype
 
-    def deliver(rows: Any, dtype: Any) -> None:
-        """Copy ``rows`` (as opaque bytes: numpy copies those whole, not a field at a time) into the batch; hand
-        each full batch on as ``dtype`` rows."""
+    def deliver(rows: Any) -> None:
+        """Copy ``rows`` into the batch; hand each full batch on (``on_rows`` keeps copies of what it reads)."""
         while len(rows):
-            if not batch:
-                batch.append(np.empty(TRACE_ROWS, rows.dtype))
             n = min(len(rows), TRACE_ROWS - filled[0])
-            batch[0][filled[0] : filled[0] + n] = rows[:n]
+            opaque[filled[0] : filled[0] + n] = rows[:n]
             filled[0] += n
             rows = rows[n:]
             if filled[0] == TRACE_ROWS:
-                on_rows(batch[0].view(dtype))  # it keeps copies of what it reads, so the batch is reused
+                on_rows(batch)
                 filled[0] = 0
 
     def on_span_rows(rows: Any, frame0: int) -> None:
@@ -235,14 +234,12 @@ def _read_span(capture: str | Path | BinaryIO, span: Span, on_rows: Any, limits:
                 found[0] = int(rows["conn"][hits[0]])
                 state.only(found[0])
         if found[0] >= 0:
-            plain = rows.view(np.ndarray)
-            opaque = plain.view(np.dtype((np.void, plain.dtype.itemsize)))
-            deliver(opaque[(plain["conn"] == found[0]) & (frame <= span.last_packet)], plain.dtype)
-            kind[0] = plain.dtype
+            mine = (np.asarray(rows["conn"]) == found[0]) & (frame <= span.last_packet)
+            deliver(rows.view(np.ndarray).view(opaque.dtype)[mine])
         if int(frame[-1]) >= span.last_packet:
             raise Enough
 
     _, error, _ = scan_rows(capture, span.index, span.first_packet, on_span_rows, limits, state, span.last_packet)
     if filled[0]:
-        on_rows(batch[0][: filled[0]].view(kind[0]))
+        on_rows(batch[: filled[0]])
     return state, error, found[0]
