@@ -83,13 +83,18 @@ export const timelineQueryOptions = (incidentId: number) =>
         const newest = await getPage(incidentId, {}, signal);
         return { chunks: [{ events: newest.events, earlier: newest.earlier }], next: newest.next, reading: false };
       }
-      let state = previous;
+      const pages: TimelinePage[] = [];
+      let next = previous.next;
       for (let i = 0; i < MAX_PAGES_PER_POLL; i += 1) {
-        const page = await getPage(incidentId, { after: state.next }, signal);
-        state = appendPage(state, page);
+        const page = await getPage(incidentId, { after: next }, signal);
+        pages.push(page);
+        next = page.next;
         if (!page.more) break;
       }
-      return state;
+      // "Load earlier" may have put older events in front while these pages came: add to what is shown now, or
+      // this poll's answer would drop them.
+      const now = client.getQueryData<TimelineState>(timelineKeys.list(incidentId)) ?? previous;
+      return pages.reduce(appendPage, now);
     },
     refetchInterval: TIMELINE_POLL_MS,
   });

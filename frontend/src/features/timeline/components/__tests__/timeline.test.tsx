@@ -1,12 +1,20 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 
 import type { TimelineEvent, TimelinePage } from '@/api/types';
 import { json, mockApi, setCsrfCookie } from '@/testing/mock-api';
 import { renderWithProviders } from '@/testing/render';
 
-import { appendPage, MAX_LIVE_EVENTS, timelineEvents, type TimelineState } from '../../api/timeline-api';
+import {
+  appendPage,
+  MAX_LIVE_EVENTS,
+  timelineEvents,
+  timelineKeys,
+  timelineQueryOptions,
+  type TimelineState,
+} from '../../api/timeline-api';
 import { Timeline } from '../timeline';
 
 function event(id: number, overrides: Partial<TimelineEvent> = {}): TimelineEvent {
@@ -61,6 +69,36 @@ describe('timeline state', () => {
     let state: TimelineState = { chunks: [{ events: events(1, 500), earlier: 'e0' }], next: 'n0', reading: true };
     for (let p = 1; p <= 6; p += 1) state = appendPage(state, page({ events: events(p * 500 + 1, p * 500 + 500) }));
     expect(timelineEvents(state)).toHaveLength(3500);
+  });
+});
+
+describe('timeline polling', () => {
+  it('keeps the earlier events "Load earlier" brought in while a poll was on its way', async () => {
+    const client = new QueryClient();
+    const key = timelineKeys.list(9);
+    client.setQueryData<TimelineState>(key, {
+      chunks: [{ events: events(501, 502), earlier: 'e0' }],
+      next: 'n1',
+      reading: false,
+    });
+    mockApi({
+      'GET /api/incidents/9/timeline/': () => {
+        // "Load earlier" lands while the poll's request is out.
+        client.setQueryData<TimelineState>(
+          key,
+          (state) =>
+            state && {
+              ...state,
+              reading: true,
+              chunks: [{ events: [event(1, { summary: 'Incident opened' })], earlier: null }, ...state.chunks],
+            },
+        );
+        return json(page({ events: [event(503)], earlier: 'e1', next: 'n2' }));
+      },
+    });
+    const state = await client.query({ ...timelineQueryOptions(9), staleTime: 0 });
+    expect(timelineEvents(state).map((e) => e.id)).toEqual([1, 501, 502, 503]);
+    expect(state.next).toBe('n2');
   });
 });
 
