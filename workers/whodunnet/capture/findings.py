@@ -6,7 +6,9 @@ the backend and UI can use without parsing text. Kinds are stable: stored findin
 
 The table is columns (``connections.ConnectionTable``): a finding counts and adds up whole
 columns, and builds ``Connection`` rows only for the connections it looks at one by one (those
-with SYN retries, a window limit, a close at a deadline...) or cites. Sums of float columns are
+with a window limit, a close at a deadline...) or cites. Handshake retries are read from the
+kept SYN and SYN-ACK events directly (``ConnectionTable.handshake_events``): a capture of a
+million connections has thousands of them. Sums of float columns are
 Python's ``sum`` over the values in table order, so the numbers are the ones a loop over rows
 gives.
 """
@@ -17,11 +19,12 @@ import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role
+from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role, SynEvent
 from whodunnet.capture.constants import EV_RTO
 from whodunnet.model import Finding, Layer, Ref, Severity
 
@@ -161,41 +164,83 @@ def _sum_text(gaps: Sequence[float]) -> str:
     return "+".join(f"{round(g)}" if whole else f"{g:.2f}" for g in gaps) + " s"
 
 
-def _example(rows: Sequence[tuple[Any, ...]], stack: str) -> str:
+def _example(rows: Sequence[_Retried], stack: str) -> str:
     """``4: 1+1+1+1+1+2 s``: the longest-waiting connection of a schedule and its gaps."""
-    r = next(r for r in rows if r[4] == stack)
-    return f"{r[1].id}: {_sum_text(r[2])}"
+    r = next(r for r in rows if r.stack == stack)
+    return f"{r.id}: {_sum_text(r.gaps)}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Retried:
+    """A connection whose client sent its SYN more than once: what the SYN finding says of it."""
+
+    delay: float
+    id: int
+    gaps: list[float]
+    answered: bool
+    stack: str
+    #: A SYN-ACK was sent before the SYN came again: the SYN arrived, its answer did not.
+    back: bool
+    syn_count: int
+    syns: tuple[SynEvent, ...]
+
+
+class _Handshake(NamedTuple):
+    id: int
+    syns: tuple[SynEvent, ...]
+
+
+def _syn_ref(index: int, c: _Retried | _Handshake, what: str, answered: bool = True) -> Ref:
+    """A connection cited for its handshake packets (``c.syns``: its SYNs or SYN-ACKs, first to last)."""
+    return Ref(
+        evidence=index,
+        label=f"connection {c.id}: {what}" + ("" if answered else ", never answered"),
+        connection=str(c.id),
+        packets=(c.syns[0].packet, c.syns[-1].packet),
+        time=(c.syns[0].time, c.syns[-1].time),
+    )
+
+
+def _retried_syns(conns: ConnectionTable) -> list[_Retried]:
+    """Every connection with a SYN retry, the longest delay first, read from the table's columns and kept events."""
+    ids = np.flatnonzero(conns.side("client", "syn_count") >= 2)
+    out = []
+    for cid, count, syns, synacks, answered, hs_ack in zip(
+        ids.tolist(),
+        conns.side("client", "syn_count")[ids].tolist(),
+        conns.handshake_events(ids, "client"),
+        conns.handshake_events(ids, "server"),
+        (conns.side("server", "synack_count")[ids] > 0).tolist(),
+        conns.conn("hs_ack_ts")[ids].tolist(),
+        strict=True,
+    ):
+        gaps = _gaps(syns)
+        # Retries cost the time up to the last SYN sent before the handshake completed (or, at
+        # the client, before the first SYN-ACK): measured the same way at either end.
+        done = hs_ack if hs_ack >= 0 else (synacks[0].time if answered else None)
+        before = [e.time for e in syns if done is None or e.time <= done]
+        delay = (before[-1] if before else syns[-1].time) - syns[0].time
+        back = answered and len(before) > 1 and synacks[0].time < before[-1]
+        out.append(_Retried(delay, cid, gaps, answered, syn_stack(gaps), back, count, syns))
+    out.sort(key=lambda r: (-r.delay, r.id))
+    return out
 
 
 def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
-    rows = []
-    for c in conns.rows(np.flatnonzero(conns.side("client", "syn_count") >= 2)):
-        gaps = _gaps(c.syn_times)
-        answered = c.synack_count > 0
-        # Retries cost the time up to the last SYN sent before the handshake completed (or, at
-        # the client, before the first SYN-ACK): measured the same way at either end.
-        done = (
-            c.handshake_ack_time if c.handshake_ack_time is not None else (c.synack_times[0].time if answered else None)
-        )
-        before = [e.time for e in c.syn_times if done is None or e.time <= done]
-        delay = (before[-1] if before else c.syn_times[-1].time) - c.syn_times[0].time
-        # A SYN-ACK sent before the SYN was retried: the SYN arrived, its answer did not.
-        back = answered and len(before) > 1 and c.synack_times[0].time < before[-1]
-        rows.append((delay, c, gaps, answered, syn_stack(gaps), back))
+    rows = _retried_syns(conns)
     if not rows:
         return None
-    rows.sort(key=lambda r: (-r[0], r[1].id))
-    delays = [r[0] for r in rows]
+    delays = [r.delay for r in rows]
     stacks: dict[str, int] = {}
     for r in rows:
-        stacks[r[4]] = stacks.get(r[4], 0) + 1
+        stacks[r.stack] = stacks.get(r.stack, 0) + 1
     main_stack = max(stacks, key=lambda k: stacks[k])
-    unanswered = sum(1 for r in rows if not r[3])
-    lost_back = sum(1 for r in rows if r[5])
-    retries = sum(r[1].syn_count - 1 for r in rows)
+    unanswered = sum(1 for r in rows if not r.answered)
+    lost_back = sum(1 for r in rows if r.back)
+    retries = sum(r.syn_count - 1 for r in rows)
     worst = rows[0]
-    answered_delays = [r[0] for r in rows if r[3]]
-    waited = [r[0] for r in rows if not r[3]]
+    answered_delays = [r.delay for r in rows if r.answered]
+    waited = [r.delay for r in rows if not r.answered]
     stack_name = STACK_TEXT[main_stack].split(" (")[0]
     if answered_delays:
         title = (
@@ -207,15 +252,16 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
             f"SYN retransmitted on {_plural(len(rows), 'connection')}, never answered: SYNs sent for up to "
             f"{fmt_s(max(waited))} ({stack_name})"
         )
-    gap_text = ", ".join(f"+{g:.2f} s" for g in worst[2])
-    if worst[3]:
-        fate = f"lost {fmt_s(worst[0])} before the handshake"
-        if worst[5]:
+    gap_text = ", ".join(f"+{g:.2f} s" for g in worst.gaps)
+    if worst.answered:
+        fate = f"lost {fmt_s(worst.delay)} before the handshake"
+        if worst.back:
             fate += ", every SYN answered here but the SYN-ACKs lost on the way back"
         else:
             fate += " completed"
     else:
-        fate = f"was never answered ({worst[1].syn_count} SYNs over {fmt_s(worst[0])})"
+        fate = f"was never answered ({worst.syn_count} SYNs over {fmt_s(worst.delay)})"
+    shown = conns.rows([worst.id])[0]
     parts = [
         f"{_plural(retries, 'SYN retransmission')} on {_plural(len(rows), 'connection')} "
         f"(of {len(conns):,} in the capture).",
@@ -227,8 +273,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
             for k in sorted(stacks)
             if k != main_stack
         ),
-        f"The worst, connection {worst[1].id} ({worst[1].client} → {worst[1].server}), retried at {gap_text} "
-        f"and {fate}.",
+        f"The worst, connection {worst.id} ({shown.client} → {shown.server}), retried at {gap_text} and {fate}.",
         f"Median delay added: {fmt_s(statistics.median(delays))}.",
     ]
     if unanswered:
@@ -244,16 +289,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
     else:
         parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
     severity: Severity = "high" if max(delays) >= 3 else "medium" if max(delays) >= 1 else "low"
-    refs = [
-        _ref(
-            index,
-            r[1],
-            f"connection {r[1].id}: {r[1].syn_count} SYNs, {fmt_s(r[0])} lost" + ("" if r[3] else ", never answered"),
-            packets=(r[1].syn_times[0].packet, r[1].syn_times[-1].packet),
-            time=(r[1].syn_times[0].time, r[1].syn_times[-1].time),
-        )
-        for r in rows
-    ]
+    refs = [_syn_ref(index, r, f"{r.syn_count} SYNs, {fmt_s(r.delay)} lost", r.answered) for r in rows[:MAX_REFS]]
     return _finding(
         "tcp.syn_retransmit",
         "network",
@@ -273,12 +309,12 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
         synacks_lost_downstream=lost_back,
         rows=[
             {
-                "connection": r[1].id,
-                "gaps": r[2],
-                "delay": r[0],
-                "answered": r[3],
-                "stack": r[4],
-                "synack_lost_downstream": r[5],
+                "connection": r.id,
+                "gaps": r.gaps,
+                "delay": r.delay,
+                "answered": r.answered,
+                "stack": r.stack,
+                "synack_lost_downstream": r.back,
             }
             for r in rows[:MAX_DATA_ROWS]
         ],
@@ -367,45 +403,42 @@ def ecn_syn_blackhole_finding(index: int, conns: ConnectionTable) -> Finding | N
 
 def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
     retried = np.flatnonzero(conns.side("server", "synack_count") > 1)
-    rows = [(c, _gaps(c.synack_times)) for c in conns.rows(retried)]
-    if not rows:
+    if not len(retried):
         return None
-    retries = sum(c.synack_count - 1 for c, _ in rows)
-    firsts = [g[0] for _, g in rows if g]
+    synacks = conns.handshake_events(retried, "server")
+    gaps = [_gaps(events) for events in synacks]
+    ids = retried.tolist()
+    retries = int((conns.side("server", "synack_count")[retried] - 1).sum())
+    firsts = [g[0] for g in gaps if g]
     first_gap = statistics.median(firsts) if firsts else 0.0
-    completed = sum(1 for c, _ in rows if c.handshake_complete)
-    title = f"SYN-ACK retransmitted on {_plural(len(rows), 'connection')} ({_plural(retries, 'retry')})"
+    completed = int(np.count_nonzero(conns.conn("hs_ack_ts")[retried] >= 0))
+    counts = conns.side("server", "synack_count")[retried[:MAX_REFS]].tolist()
+    title = f"SYN-ACK retransmitted on {_plural(len(ids), 'connection')} ({_plural(retries, 'retry')})"
     title = title.replace("retrys", "retries")
     parts = [
-        f"The server sent its SYN-ACK more than once on {_plural(len(rows), 'connection')} "
+        f"The server sent its SYN-ACK more than once on {_plural(len(ids), 'connection')} "
         f"({retries:,} retransmissions; median first retry after {fmt_s(first_gap)}).",
         f"{completed:,} of them completed the handshake only after the retry.",
         "The SYN-ACK (or the client's ACK of it) was lost between the server and the client: "
         "a lossy path or a middlebox dropping handshake packets (a full connection-tracking table, for one).",
     ]
     refs = [
-        _ref(
-            index,
-            c,
-            f"connection {c.id}: {c.synack_count} SYN-ACKs",
-            packets=(c.synack_times[0].packet, c.synack_times[-1].packet),
-            time=(c.synack_times[0].time, c.synack_times[-1].time),
-        )
-        for c, _ in rows
+        _syn_ref(index, _Handshake(cid, events), f"{count} SYN-ACKs")
+        for cid, count, events in zip(ids[:MAX_REFS], counts, synacks, strict=False)
     ]
     return _finding(
         "tcp.synack_retransmit",
         "network",
-        "medium" if first_gap >= 0.5 or len(rows) > 1 else "low",
+        "medium" if first_gap >= 0.5 or len(ids) > 1 else "low",
         title,
         " ".join(parts),
         refs,
         index,
-        connections=len(rows),
+        connections=len(ids),
         retransmissions=retries,
         median_first_gap=first_gap,
         completed_after_retry=completed,
-        rows=[{"connection": c.id, "gaps": g} for c, g in rows[:MAX_DATA_ROWS]],
+        rows=[{"connection": cid, "gaps": g} for cid, g in zip(ids[:MAX_DATA_ROWS], gaps, strict=False)],
     )
 
 
