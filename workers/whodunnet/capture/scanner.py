@@ -22,6 +22,7 @@ Offsets are positions in the (decompressed) capture stream.
 from __future__ import annotations
 
 import collections
+import functools
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -73,7 +74,7 @@ from whodunnet.capture.fields import (
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
-from whodunnet.capture.kernel.table import rehash, retire_rows
+from whodunnet.capture.kernel.table import gather_runs, rehash, retire_rows
 from whodunnet.capture.source import BufferSource, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -129,15 +130,34 @@ class Spill:
 
 
 def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
-    """Rows ``at`` of ``rows``, the fields of ``dtype`` only (but ``skip``): a field at a time
-    (taking whole rows first copies every field), of a plain array (a record array's fields
-    cost more to reach)."""
-    rows = rows.view(np.ndarray)
+    """Rows ``at`` of ``rows``, the fields of ``dtype`` only (but ``skip``): each row's fields copied as byte runs
+    in one pass over it (``gather_runs``)."""
+    rows = np.ascontiguousarray(rows.view(np.ndarray))
+    at = np.asarray(at, np.int64)
     out = np.zeros(len(at), dtype)
-    for name in dtype.names or ():
-        if name != skip:
-            out[name] = rows[name][at]
+    if len(at):
+        src, dst = rows.view(np.uint8).reshape(len(rows), -1), out.view(np.uint8).reshape(len(at), -1)
+        gather_runs(src, at, dst, _byte_runs(rows.dtype, dtype, skip))
     return out
+
+
+@functools.cache
+def _byte_runs(src: np.dtype[Any], dst: np.dtype[Any], skip: str) -> Any:
+    """``(source offset, destination offset, bytes)`` of each field of ``dst`` (but ``skip``) in ``src``'s rows,
+    fields adjacent in both merged into one run."""
+    runs: list[list[int]] = []
+    for name in dst.names or ():
+        if name == skip:
+            continue
+        kind, to = dst.fields[name][:2]  # type: ignore[index]
+        same, frm = src.fields[name][:2]  # type: ignore[index]
+        if kind != same:
+            raise TypeError(f"field {name} is {same} in the rows and {kind} in the copy")
+        if runs and runs[-1][0] + runs[-1][2] == frm and runs[-1][1] + runs[-1][2] == to:
+            runs[-1][2] += kind.itemsize
+        else:
+            runs.append([frm, to, kind.itemsize])
+    return np.array(runs, np.int64).reshape(-1, 3)
 
 
 def _positions(sorted_ids: Any, ids: Any) -> Any:
