@@ -534,8 +534,7 @@ class Finished:
         names = rows.dtype.names or ()
         dtype = np.dtype([(n, _narrowest(rows[n]), rows.dtype[n].shape) for n in names])
         out = mapped(len(rows), dtype)
-        for n in names:
-            out[n] = rows[n]
+        out[...] = rows.astype(dtype)  # a buffer of rows at a time, not one pass over them per field
         return cls(out)
 
     @classmethod
@@ -550,8 +549,8 @@ class Finished:
         out = mapped(n, np.dtype([(name, widest[name], full[name].shape) for name in names]))
         while parts:
             ids, part = parts.popleft()
-            for name in names:
-                out[name][ids] = part.rows[name]
+            # Widened in one pass, then placed a row at a time (numpy casts records field by position: same order).
+            out[ids] = part.rows.astype(out.dtype)
             del part
         return cls(out)
 
