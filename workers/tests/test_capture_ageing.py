@@ -13,12 +13,14 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 from capture_builders import ethernet, ipv4, pcap, tcp_segment
 from test_capture_golden import captures, golden_path, output
 
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
+from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, Finished
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -118,3 +120,32 @@ def test_a_syn_again_with_the_same_isn_on_a_retired_4_tuple_is_the_same_connecti
     n, retired, revived = both(tmp_path, frames)
     assert n == 4
     assert retired and revived
+
+
+def test_finished_rows_are_stored_in_the_narrowest_type_that_keeps_every_value() -> None:
+    """Retired connections' rows are kept narrow; a value at a type's limit, an unsigned one above 2**63 and a
+    negative one must each come back exactly, and columns of small values must shrink."""
+    conns = np.zeros(4, FINISHED_CONN)
+    conns["a_ip_lo"] = [0, 2**63, 5, 2**64 - 1]
+    conns["a_port"] = [0, 1, 65535, 80]
+    conns["first_pkt"] = [1, 2, 3, 4]  # after a one-byte field: not on an 8-byte boundary
+    conns["scale"] = [[0, 7], [14, 0], [0, 0], [2, 2]]
+    conns["client"] = [-1, 0, 1, 1]
+    sides = np.zeros(4, FINISHED_SIDE)
+    sides["pkts"] = [0, 1, 2, 255]
+    sides["q"] = -1
+    sides["q"][2, 1, 0] = 2**31 - 1
+    sides["fin_ts"] = [-1.0, 0.5, 1e9, -1.0]
+    narrow = {}
+    for rows in (conns, sides):
+        kept = Finished.narrowed(rows)
+        for name in rows.dtype.names:
+            assert np.array_equal(kept.column(name), rows[name]), name
+        narrow.update({name: kept.rows.dtype[name].base for name in rows.dtype.names})
+    assert narrow["a_ip_lo"] == np.uint64
+    assert narrow["a_ip_hi"] == np.uint8
+    assert narrow["a_port"] == np.int32
+    assert narrow["first_pkt"] == narrow["scale"] == narrow["client"] == np.int8
+    assert narrow["pkts"] == np.int16
+    assert narrow["q"] == np.int32
+    assert narrow["fin_ts"] == np.float64

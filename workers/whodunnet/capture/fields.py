@@ -500,17 +500,39 @@ FINISHED_CONN = _part(Conn, False)
 FINISHED_SIDE = _part(Side, False, (("q", np.int64, (2, N_QUANTILES)),))
 
 
-def _narrowest(col: Any) -> np.dtype[Any]:
-    """The smallest integer type holding every value of ``col`` (other types as they are)."""
-    kind = col.dtype.kind
-    full: np.dtype[Any] = np.dtype(col.dtype.base)
-    if kind not in "iu" or not col.size:
-        return full
-    lo, hi = int(col.min()), int(col.max())
-    for t in (np.int8, np.int16, np.int32) if kind == "i" else (np.uint8, np.uint16, np.uint32):
+def _narrowest(full: np.dtype[Any], lo: int, hi: int) -> np.dtype[Any]:
+    """The smallest integer type of ``full``'s kind holding ``lo``…``hi`` (else ``full``)."""
+    for t in (np.int8, np.int16, np.int32) if full.kind == "i" else (np.uint8, np.uint16, np.uint32):
         if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
             return np.dtype(t)
     return full
+
+
+def _ranges(rows: Any) -> dict[str, tuple[int, int]]:
+    """(least, greatest) value of each integer field of ``rows`` (which has some). Adjacent 8-byte fields are read
+    as the columns of one two-dimensional view, so each run of them is one pass over the rows, not two per field.
+    An unsigned field is read as signed: a value of 2**63 or more shows negative, which no narrower type holds
+    either."""
+    dtype = rows.dtype
+    out: dict[str, tuple[int, int]] = {}
+    runs: list[list[Any]] = []  # [offset, words, [(name, first word, words)]]
+    for name in dtype.names or ():
+        kind, offset = dtype.fields[name][:2]  # type: ignore[index]
+        words = kind.itemsize // 8
+        if kind.base.itemsize == 8 and runs and runs[-1][0] + 8 * runs[-1][1] == offset:
+            runs[-1][2].append((name, runs[-1][1], words))
+            runs[-1][1] += words
+        elif kind.base.itemsize == 8:
+            runs.append([offset, words, [(name, 0, words)]])
+        elif kind.base.kind in "iu":
+            out[name] = (int(rows[name].min()), int(rows[name].max()))
+    for offset, words, members in runs:
+        view = np.ndarray((len(rows), words), np.int64, rows, offset, (dtype.itemsize, 8))
+        least, greatest = view.min(axis=0).tolist(), view.max(axis=0).tolist()
+        for name, first, n in members:
+            if dtype[name].base.kind in "iu":
+                out[name] = (min(least[first : first + n]), max(greatest[first : first + n]))
+    return out
 
 
 def mapped(n: int, dtype: np.dtype[Any]) -> Any:
@@ -532,7 +554,12 @@ class Finished:
     @classmethod
     def narrowed(cls, rows: Any) -> Finished:
         names = rows.dtype.names or ()
-        dtype = np.dtype([(n, _narrowest(rows[n]), rows.dtype[n].shape) for n in names])
+        ranges = _ranges(rows) if len(rows) else {}
+        kept = []
+        for n in names:
+            full = rows.dtype[n].base
+            kept.append((n, _narrowest(full, *ranges[n]) if n in ranges else full, rows.dtype[n].shape))
+        dtype = np.dtype(kept)
         out = mapped(len(rows), dtype)
         out[...] = rows.astype(dtype)  # a buffer of rows at a time, not one pass over them per field
         return cls(out)

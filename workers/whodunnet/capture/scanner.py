@@ -160,14 +160,6 @@ def _byte_runs(src: np.dtype[Any], dst: np.dtype[Any], skip: str) -> Any:
     return np.array(runs, np.int64).reshape(-1, 3)
 
 
-def _positions(sorted_ids: Any, ids: Any) -> Any:
-    """Where each of ``ids`` is in ``sorted_ids`` (ascending), -1 where it is not."""
-    if not len(sorted_ids):
-        return np.full(len(ids), -1, np.int64)
-    at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
-    return np.where(sorted_ids[at] == ids, at, -1)
-
-
 def buffer_size(max_caplen: int, size_hint: int) -> int:
     """The buffer: CHUNK, less for a small file, never less than the largest unit it must hold."""
     need = max(MAX_META_BLOCK, PCAPNG_PACKET_HEADER + max_caplen + 4 + OPTIONS_SLACK)
@@ -205,6 +197,8 @@ class CaptureState:
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
         self.revived = 0
+        #: Per connection id, its position among the connections being looked up (-1 elsewhere): ``_positions``.
+        self._place = np.zeros(0, np.int32)
         self.sketches = blank(SketchEntry, 4096)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
         self.events = zeroed(Event, 1024)
@@ -287,7 +281,7 @@ class CaptureState:
         # The whole state first (the sketch runs still open), grouped by connection.
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
-        at = _positions(ids, e.sketch[used] >> 2)
+        at = self._positions(ids, e.sketch[used] >> 2)
         mine = used[at >= 0]
         by_conn = np.argsort(at[at >= 0], kind="stable")
         entries = e[mine[by_conn]]
@@ -303,7 +297,7 @@ class CaptureState:
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
-        keep = used[_positions(ids, e.sketch[used] >> 2) < 0]
+        keep = used[self._positions(ids, e.sketch[used] >> 2) < 0]
         size = 4096
         while (len(keep) + 2) * 4 > size:
             size *= 2
@@ -314,6 +308,17 @@ class CaptureState:
         g.sketch_used = len(keep)
         with np.errstate(over="ignore"):
             retire_rows(self.ht, self.conns, self.sides, self.keys, self.free, g, rows)
+
+    def _positions(self, ids: Any, of: Any) -> Any:
+        """Where each connection id of ``of`` is in ``ids``, -1 where it is not: through a table indexed by id,
+        kept between sweeps (looking each up in the sorted ``ids`` cost a binary search per sketch entry)."""
+        if len(self._place) < self.n:
+            self._place = np.full(max(self.n, 2 * len(self._place)), -1, np.int32)
+        place = self._place
+        place[ids] = np.arange(len(ids), dtype=np.int32)
+        at = place[of].astype(np.int64)
+        place[ids] = -1
+        return at
 
     def revive(self) -> None:
         """R_REVIVE: bring connection ``Scan.revive`` back from the spill, as it was when it retired."""
@@ -370,7 +375,7 @@ class CaptureState:
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
         sketch = e.sketch[used]
-        at = _positions(ids[order], sketch >> 2)
+        at = self._positions(ids[order], sketch >> 2)
         mine = at >= 0
         local = (order[at[mine]] << 2) | (sketch[mine] & 3)
         value, count = e.value[used][mine], e.count[used][mine]
