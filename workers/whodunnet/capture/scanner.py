@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import collections
 import functools
+import os
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -93,40 +95,77 @@ assert len(QUANTILES) == N_QUANTILES
 class Spill:
     """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
     ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file,
-    read back when a connection revives. About 1 KB of disk per retired connection; no memory."""
+    read back when a connection revives. About 1 KB of disk per retired connection; no memory.
+
+    A batch is written by a thread of its own while the kernel scans on (a sweep of the 1 M-connection capture
+    writes ~17 MB, ~1 GB in all); at most one batch is on its way, and a read waits for it."""
 
     def __init__(self) -> None:
         # Open as long as the state is (``CaptureState.close``), not one block's worth.
         self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-")  # noqa: SIM115
+        self._fd = self._file.fileno()
         self._at: list[int] = []
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
+        self._writer: ThreadPoolExecutor | None = None
+        self._writing: Future[None] | None = None
 
     def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
         """Write one batch (``starts``: where each connection's entries begin, and the end); its number."""
+        self._wait()
         self._at.append(self._end)
         head = np.array([len(conns), len(entries)], np.int64)
-        self._file.seek(self._end)
-        for part in (head, np.asarray(starts, np.int64), conns, sides, entries):
-            self._file.write(np.ascontiguousarray(part).view(np.uint8).data)
-        self._end = self._file.tell()
+        batch = (head, np.asarray(starts, np.int64), conns, sides, entries)
+        # Fresh arrays, the writing thread's own: nothing changes them while it writes.
+        parts = [np.ascontiguousarray(part).view(np.uint8) for part in batch]
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="whodunnet-spill")
+        self._writing = self._writer.submit(self._write, parts, self._end)
+        self._end += sum(len(part) for part in parts)
         return len(self._at) - 1
+
+    def _write(self, parts: list[Any], at: int) -> None:
+        for part in parts:
+            view = memoryview(part)
+            while view:
+                n = os.pwrite(self._fd, view, at)
+                view, at = view[n:], at + n
+
+    def _wait(self) -> None:
+        """Until the batch on its way is written (its error, a full disk, raised here)."""
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.result()
+
+    def _read(self, n: int, at: int) -> bytes:
+        data = os.pread(self._fd, n, at)
+        if len(data) != n:
+            raise OSError(f"the spill file ends {n - len(data):,} bytes short of a batch")
+        return data
 
     def get(self, batch: int, i: int) -> tuple[Any, Any, Any]:
         """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
         if self._last[0] != batch:
-            self._file.seek(self._at[batch])
-            n, m = np.frombuffer(self._file.read(16), np.int64).tolist()
-            starts = np.frombuffer(self._file.read(8 * (n + 1)), np.int64)
-            conns = np.frombuffer(self._file.read(n * WORKING_CONN.itemsize), WORKING_CONN)
-            sides = np.frombuffer(self._file.read(2 * n * WORKING_SIDE.itemsize), WORKING_SIDE)
-            entries = np.frombuffer(self._file.read(m * SketchEntry.dtype.itemsize), SketchEntry.dtype)
+            self._wait()
+            at = self._at[batch]
+            n, m = np.frombuffer(self._read(16, at), np.int64).tolist()
+            sizes = (8 * (n + 1), n * WORKING_CONN.itemsize, 2 * n * WORKING_SIDE.itemsize)
+            block = self._read(sum(sizes) + m * SketchEntry.dtype.itemsize, at + 16)
+            starts = np.frombuffer(block, np.int64, n + 1)
+            conns = np.frombuffer(block, WORKING_CONN, n, sizes[0])
+            sides = np.frombuffer(block, WORKING_SIDE, 2 * n, sizes[0] + sizes[1])
+            entries = np.frombuffer(block, SketchEntry.dtype, m, sum(sizes))
             self._last = (batch, (starts, conns, sides, entries))
         starts, conns, sides, entries = self._last[1]
         return conns[i], sides[2 * i : 2 * i + 2], entries[starts[i] : starts[i + 1]]
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._wait()
+        finally:
+            if self._writer is not None:
+                self._writer.shutdown(wait=True)
+            self._file.close()
 
 
 def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
