@@ -517,7 +517,7 @@ def _ranges(rows: Any) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     runs: list[list[Any]] = []  # [offset, words, [(name, first word, words)]]
     for name in dtype.names or ():
-        kind, offset = dtype.fields[name][:2]  # type: ignore[index]
+        kind, offset = dtype.fields[name][:2]
         words = kind.itemsize // 8
         if kind.base.itemsize == 8 and runs and runs[-1][0] + 8 * runs[-1][1] == offset:
             runs[-1][2].append((name, runs[-1][1], words))
