@@ -546,7 +546,11 @@ class Finished:
     """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields) stored narrow: each integer
     field in the smallest type that holds its values (most are small counts), in a mapping of
     their own (``mapped``). Read like the kernel's rows: a field comes back in its kernel type
-    (int64, uint64), ``rows[ids]`` gives those rows."""
+    (int64, uint64), ``rows[ids]`` gives those rows.
+
+    ``rows`` is a record array (a sweep's batch, rows as the kernel keeps them) or, for the whole
+    table, a dict of one array per field (``gather``): the findings read the table a column at a
+    time, and a column of records reads a cache line per row for a byte or two of it."""
 
     def __init__(self, rows: Any) -> None:
         self.rows = rows
@@ -567,21 +571,23 @@ class Finished:
     @classmethod
     def gather(cls, parts: Any, n: int, full: np.dtype[Any]) -> Finished:
         """Rows ``ids`` of each (ids, ``Finished``) of ``parts`` (emptied, oldest first: a later
-        part's row wins) at their place in ``n`` rows of fields ``full``."""
+        part's row wins) at their place in ``n`` rows of fields ``full``, stored as columns."""
         names = full.names or ()
         widest = {name: np.dtype(full[name].base) for name in names}
         if parts:
             for name in names:
                 widest[name] = np.result_type(*(p.rows.dtype[name].base for _, p in parts))
-        out = mapped(n, np.dtype([(name, widest[name], full[name].shape) for name in names]))
+        out = {name: mapped(n, np.dtype((widest[name], full[name].shape))) for name in names}
         while parts:
             ids, part = parts.popleft()
-            # Widened in one pass, then placed a row at a time (numpy casts records field by position: same order).
-            out[ids] = part.rows.astype(out.dtype)
+            for name in names:
+                out[name][ids] = part.rows[name]
             del part
         return cls(out)
 
     def __len__(self) -> int:
+        if isinstance(self.rows, dict):
+            return len(next(iter(self.rows.values()))) if self.rows else 0
         return len(self.rows)
 
     def column(self, name: str, ids: Any = None) -> Any:
@@ -597,6 +603,8 @@ class Finished:
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return self.column(key)
+        if isinstance(self.rows, dict):
+            return Finished({name: col[key] for name, col in self.rows.items()})
         return Finished(self.rows[key])
 
     def __getattr__(self, name: str) -> Any:
