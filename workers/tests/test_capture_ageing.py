@@ -20,7 +20,7 @@ from test_capture_golden import captures, golden_path, output
 
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
-from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, Finished
+from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, FinishedStore
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -138,10 +138,13 @@ def test_finished_rows_are_stored_in_the_narrowest_type_that_keeps_every_value()
     sides["fin_ts"] = [-1.0, 0.5, 1e9, -1.0]
     narrow = {}
     for rows in (conns, sides):
-        kept = Finished.narrowed(rows)
+        store = FinishedStore(rows.dtype)
+        store.put(np.array([3, 0]), rows[2:])  # a later write of an id wins
+        store.put(np.arange(4), rows)
+        kept = store.table(4)
         for name in rows.dtype.names:
             assert np.array_equal(kept.column(name), rows[name]), name
-        narrow.update({name: kept.rows.dtype[name].base for name in rows.dtype.names})
+            narrow[name] = kept.rows[name].dtype
     assert narrow["a_ip_lo"] == np.uint64
     assert narrow["a_ip_hi"] == np.uint8
     assert narrow["a_port"] == np.int32
@@ -149,3 +152,17 @@ def test_finished_rows_are_stored_in_the_narrowest_type_that_keeps_every_value()
     assert narrow["pkts"] == np.int16
     assert narrow["q"] == np.int32
     assert narrow["fin_ts"] == np.float64
+
+
+def test_a_finished_column_is_widened_when_a_later_batch_needs_more() -> None:
+    """Rows stored narrow in an early sweep keep their values when a later sweep's rows need a wider type."""
+    store = FinishedStore(FINISHED_SIDE)
+    early, late = np.zeros(3, FINISHED_SIDE), np.zeros(2, FINISHED_SIDE)
+    early["pkts"] = [1, 2, 3]
+    late["pkts"] = [70_000, -5]
+    store.put(np.array([0, 1, 2]), early)
+    assert store.table(3).rows["pkts"].dtype == np.int8
+    store.put(np.array([5, 3]), late)
+    kept = store.table(6)
+    assert kept.column("pkts").tolist() == [1, 2, 3, -5, 0, 70_000]
+    assert kept.rows["pkts"].dtype == np.int32

@@ -234,7 +234,7 @@ def sketch_quantiles(values: list[int]) -> tuple[int | None, int | None, int, bo
             st.grow_sketches()
         add(st.sketches, st.g, st.sides[0], 0, SKETCH_WINDOW, v)
     _, sides = st.finish(np.array([0]))  # what the connection table reads: side 0's quantiles, worked out once
-    median, p99 = (None if q < 0 else q for q in sides.rows["q"][0][SKETCH_WINDOW].tolist())
+    median, p99 = (None if q < 0 else q for q in sides["q"][0][SKETCH_WINDOW].tolist())
     return median, p99, int(st.g.sketch_used), bool(st.sides[0].folded[SKETCH_WINDOW])
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from capture_testdata import CAPTURES
 
+LAB = Path(__file__).parent / "data" / "lab"
 ANALYZE = "import sys; from whodunnet.engine import analyze; analyze(sys.argv[1:])"
 
 
@@ -29,4 +30,17 @@ def test_after_the_warm_up_no_analysis_compiles_anything(tmp_path: Path) -> None
     subprocess.run([sys.executable, "-c", ANALYZE, *map(str, inputs)], env=env, check=True)
     graph = "from whodunnet.capture import time_sequence; import sys; time_sequence(sys.argv[1], 0)"
     subprocess.run([sys.executable, "-c", graph, str(inputs[1])], env=env, check=True)
+    # A capture of many connections retires them when the kernel's rows are full, and brings some back.
+    subprocess.run([sys.executable, "-c", SWEEPS, str(LAB / "many-slice.pcap.gz")], env=env, check=True)
     assert cache_files(tmp_path) == compiled
+
+
+SWEEPS = """
+import sys
+from whodunnet.capture.analyzer import CaptureAnalysis
+from whodunnet.capture.constants import Ageing
+analysis = CaptureAnalysis(ageing=Ageing(closed_after=0.05, idle_after=0.5, rows=8))
+analysis.run(sys.argv[1])
+analysis.connections()
+assert analysis.state.retired and analysis.state.revived, (analysis.state.retired, analysis.state.revived)
+"""

@@ -508,33 +508,6 @@ def _narrowest(full: np.dtype[Any], lo: int, hi: int) -> np.dtype[Any]:
     return full
 
 
-def _ranges(rows: Any) -> dict[str, tuple[int, int]]:
-    """(least, greatest) value of each integer field of ``rows`` (which has some). Adjacent 8-byte fields are read
-    as the columns of one two-dimensional view, so each run of them is one pass over the rows, not two per field.
-    An unsigned field is read as signed: a value of 2**63 or more shows negative, which no narrower type holds
-    either."""
-    dtype = rows.dtype
-    out: dict[str, tuple[int, int]] = {}
-    runs: list[list[Any]] = []  # [offset, words, [(name, first word, words)]]
-    for name in dtype.names or ():
-        kind, offset = dtype.fields[name][:2]
-        words = kind.itemsize // 8
-        if kind.base.itemsize == 8 and runs and runs[-1][0] + 8 * runs[-1][1] == offset:
-            runs[-1][2].append((name, runs[-1][1], words))
-            runs[-1][1] += words
-        elif kind.base.itemsize == 8:
-            runs.append([offset, words, [(name, 0, words)]])
-        elif kind.base.kind in "iu":
-            out[name] = (int(rows[name].min()), int(rows[name].max()))
-    for offset, words, members in runs:
-        view = np.ndarray((len(rows), words), np.int64, rows, offset, (dtype.itemsize, 8))
-        least, greatest = view.min(axis=0).tolist(), view.max(axis=0).tolist()
-        for name, first, n in members:
-            if dtype[name].base.kind in "iu":
-                out[name] = (min(least[first : first + n]), max(greatest[first : first + n]))
-    return out
-
-
 def mapped(n: int, dtype: np.dtype[Any]) -> Any:
     """``n`` zeroed rows in an anonymous memory mapping of their own: unmapped (returned to the
     system) when the array goes. Freed heap blocks are not: glibc keeps them, and once a large
@@ -542,48 +515,63 @@ def mapped(n: int, dtype: np.dtype[Any]) -> Any:
     return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype, count=n)
 
 
-class Finished:
-    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields) stored narrow: each integer
-    field in the smallest type that holds its values (most are small counts), in a mapping of
-    their own (``mapped``). Read like the kernel's rows: a field comes back in its kernel type
-    (int64, uint64), ``rows[ids]`` gives those rows.
+class FinishedStore:
+    """Finished rows by id (a connection's, or a side's ``2 * id + side``), a column per field, each in a mapping
+    of its own (``mapped``), grown (doubling) as ids come. Stored narrow: each integer column in the smallest type
+    that holds every value written to it (most are small counts), widened when a batch needs more. A later write
+    of an id wins (a connection that came back and retired again)."""
 
-    ``rows`` is a record array (a sweep's batch, rows as the kernel keeps them) or, for the whole
-    table, a dict of one array per field (``gather``): the findings read the table a column at a
-    time, and a column of records reads a cache line per row for a byte or two of it."""
+    def __init__(self, full: np.dtype[Any]) -> None:
+        self._full = full
+        self._cols: dict[str, Any] = {}
+        self._n = 0
+
+    def put(self, ids: Any, rows: Any) -> None:
+        """Rows ``rows`` (fields of ``full`` in kernel types: a column per field, or records) at ids ``ids``."""
+        if not len(ids):
+            return
+        need = int(ids.max()) + 1
+        for name in self._full.names or ():
+            field, values = self._full[name], rows[name]
+            want = field.base
+            if field.base.kind in "iu" and values.size:
+                want = _narrowest(field.base, int(values.min()), int(values.max()))
+            col = self._cols.get(name)
+            if col is None or need > len(col) or np.result_type(col.dtype, want) != col.dtype:
+                size = len(col) if col is not None else 0
+                if need > size:
+                    size = max(need, 2 * size)
+                wider = want if col is None else np.result_type(col.dtype, want)
+                grown = mapped(size, np.dtype((wider, field.shape)))
+                if col is not None:
+                    grown[: self._n] = col[: self._n]
+                col = self._cols[name] = grown
+            col[ids] = values
+        self._n = max(self._n, need)
+
+    def row(self, name: str, i: int) -> Any:
+        """Field ``name`` of id ``i``."""
+        return self._cols[name][i]
+
+    def table(self, n: int) -> Finished:
+        """Ids ``0 … n - 1``, as columns."""
+        out = {}
+        for name in self._full.names or ():
+            field, col = self._full[name], self._cols.get(name)
+            out[name] = col[:n] if col is not None else mapped(n, np.dtype((field.base, field.shape)))
+        return Finished(out)
+
+
+class Finished:
+    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields), read like the kernel's rows: a field
+    comes back in its kernel type (int64, uint64), ``rows[ids]`` gives those rows.
+
+    ``rows`` is a record array or, for the connection table, a dict of one array per field (``FinishedStore``):
+    the findings read the table a column at a time, and a column of records reads a cache line per row for a
+    byte or two of it."""
 
     def __init__(self, rows: Any) -> None:
         self.rows = rows
-
-    @classmethod
-    def narrowed(cls, rows: Any) -> Finished:
-        names = rows.dtype.names or ()
-        ranges = _ranges(rows) if len(rows) else {}
-        kept = []
-        for n in names:
-            full = rows.dtype[n].base
-            kept.append((n, _narrowest(full, *ranges[n]) if n in ranges else full, rows.dtype[n].shape))
-        dtype = np.dtype(kept)
-        out = mapped(len(rows), dtype)
-        out[...] = rows.astype(dtype)  # a buffer of rows at a time, not one pass over them per field
-        return cls(out)
-
-    @classmethod
-    def gather(cls, parts: Any, n: int, full: np.dtype[Any]) -> Finished:
-        """Rows ``ids`` of each (ids, ``Finished``) of ``parts`` (emptied, oldest first: a later
-        part's row wins) at their place in ``n`` rows of fields ``full``, stored as columns."""
-        names = full.names or ()
-        widest = {name: np.dtype(full[name].base) for name in names}
-        if parts:
-            for name in names:
-                widest[name] = np.result_type(*(p.rows.dtype[name].base for _, p in parts))
-        out = {name: mapped(n, np.dtype((widest[name], full[name].shape))) for name in names}
-        while parts:
-            ids, part = parts.popleft()
-            for name in names:
-                out[name][ids] = part.rows[name]
-            del part
-        return cls(out)
 
     def __len__(self) -> int:
         if isinstance(self.rows, dict):

@@ -21,7 +21,6 @@ Offsets are positions in the (decompressed) capture stream.
 
 from __future__ import annotations
 
-import collections
 import functools
 import os
 import tempfile
@@ -62,6 +61,7 @@ from whodunnet.capture.fields import (
     Conn,
     Event,
     Finished,
+    FinishedStore,
     Iface,
     Key,
     Packet,
@@ -76,7 +76,7 @@ from whodunnet.capture.fields import (
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
-from whodunnet.capture.kernel.table import gather_runs, rehash, retire_rows
+from whodunnet.capture.kernel.table import gather_columns, gather_runs, rehash, retire_rows
 from whodunnet.capture.source import BufferSource, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -150,7 +150,8 @@ class Spill:
             at = self._at[batch]
             n, m = np.frombuffer(self._read(16, at), np.int64).tolist()
             sizes = (8 * (n + 1), n * WORKING_CONN.itemsize, 2 * n * WORKING_SIDE.itemsize)
-            block = self._read(sum(sizes) + m * SketchEntry.dtype.itemsize, at + 16)
+            # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
+            block = bytearray(self._read(sum(sizes) + m * SketchEntry.dtype.itemsize, at + 16))
             starts = np.frombuffer(block, np.int64, n + 1)
             conns = np.frombuffer(block, WORKING_CONN, n, sizes[0])
             sides = np.frombuffer(block, WORKING_SIDE, 2 * n, sizes[0] + sizes[1])
@@ -178,6 +179,36 @@ def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
         src, dst = rows.view(np.uint8).reshape(len(rows), -1), out.view(np.uint8).reshape(len(at), -1)
         gather_runs(src, at, dst, _byte_runs(rows.dtype, dtype, skip))
     return out
+
+
+def _columns(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> dict[str, Any]:
+    """Rows ``at`` of ``rows``, the fields of ``dtype`` (but ``skip``) as one array per field, in the rows' types:
+    copied by ``gather_columns`` in one pass over each row."""
+    rows = np.ascontiguousarray(rows.view(np.ndarray))
+    at = np.asarray(at, np.int64)
+    n = len(at)
+    names = [name for name in dtype.names or () if name != skip]
+    runs, start = [], 0
+    for name in names:
+        kind, offset = rows.dtype.fields[name][:2]
+        runs.append((offset, start, kind.itemsize))
+        start += -(-n * kind.itemsize // 8) * 8  # each column on an 8-byte boundary
+    out = np.empty(max(start, 8), np.uint8)
+    if n:
+        src, src_words = rows.view(np.uint8).reshape(len(rows), -1), _words(rows)
+        gather_columns(src, src_words, at, out, out.view(np.uint64), np.array(runs, np.int64).reshape(-1, 3))
+    columns = {}
+    for name, (_, begin, size) in zip(names, runs, strict=True):
+        field = rows.dtype[name]
+        columns[name] = out[begin : begin + n * size].view(field.base).reshape(n, *field.shape)
+    return columns
+
+
+def _words(rows: Any) -> Any:
+    """``rows`` as 64-bit words, a row per line (none when its rows are not whole words: every copy is by bytes)."""
+    if rows.dtype.itemsize % 8:
+        return np.zeros((len(rows), 0), np.uint64)
+    return rows.view(np.uint64).reshape(len(rows), -1)
 
 
 @functools.cache
@@ -229,9 +260,8 @@ class CaptureState:
         self.free = np.zeros(conns, np.int64)
         self.ageing = ageing
         self.spill: Spill | None = None
-        #: Finished rows of retired connections, a batch per sweep, oldest first: (ids, their
-        #: FINISHED_CONN rows, FINISHED_SIDE rows: two each). Batch b's working state is the spill's batch b.
-        self.finished: list[tuple[Any, Finished, Finished]] = []
+        #: Finished rows of retired connections by id (FINISHED_CONN), and of their sides by side row.
+        self.done_conns, self.done_sides = FinishedStore(FINISHED_CONN), FinishedStore(FINISHED_SIDE)
         self._table: tuple[Finished, Finished] | None = None
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
@@ -332,7 +362,7 @@ class CaptureState:
         working = _fields(self.conns, rows, WORKING_CONN), _fields(self.sides, side_rows, WORKING_SIDE)
         self.keys.spill_at[ids] = self.spill.put(*working, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self.finished.append((ids, *self.finish(rows)))
+        self._keep(ids, *self.finish(rows))
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -367,7 +397,6 @@ class CaptureState:
         assert self.spill is not None
         batch, i = int(self.keys.spill_at[c]), int(self.keys.spill_i[c])
         conn, sides, entries = self.spill.get(batch, i)
-        _, done_conn, done_sides = self.finished[batch]
         if g.n_free:
             g.n_free -= 1
             r = int(self.free[int(g.n_free)])
@@ -377,13 +406,13 @@ class CaptureState:
             r = int(g.slots)
             g.slots += 1
         for name in FINISHED_CONN.names or ():
-            self.conns[name][r] = done_conn.rows[name][i]
+            self.conns[name][r] = self.done_conns.row(name, c)
         for name in WORKING_CONN.names or ():
             self.conns[name][r] = conn[name]
         for d in range(2):
             for name in FINISHED_SIDE.names or ():
                 if name != "q":
-                    self.sides[name][2 * r + d] = done_sides.rows[name][2 * i + d]
+                    self.sides[name][2 * r + d] = self.done_sides.row(name, 2 * c + d)
             for name in WORKING_SIDE.names or ():
                 self.sides[name][2 * r + d] = sides[d][name]
         while (int(g.sketch_used) + len(entries) + 2) * 2 > len(self.sketches):
@@ -394,18 +423,23 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any) -> tuple[Finished, Finished]:
-        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the
-        connections in rows ``rows``; their sketch runs are closed into the map."""
+    def finish(self, rows: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
+        rows ``rows``, a column per field in the kernel's types; their sketch runs are closed into the map."""
         rows = np.asarray(rows, np.int64)
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        conns = _fields(self.conns, rows, FINISHED_CONN)
+        conns = _columns(self.conns, rows, FINISHED_CONN)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        sides = _fields(self.sides, side_rows, FINISHED_SIDE, skip="q")
+        sides = _columns(self.sides, side_rows, FINISHED_SIDE, skip="q")
         sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
-        return Finished.narrowed(conns), Finished.narrowed(sides)
+        return conns, sides
+
+    def _keep(self, ids: Any, conns: Any, sides: Any) -> None:
+        """Store the finished rows of connections ``ids`` (``finish``'s)."""
+        self.done_conns.put(ids, conns)
+        self.done_sides.put((2 * ids[:, None] + np.arange(2)).reshape(-1), sides)
 
     def _quantiles(self, ids: Any, side_rows: Any) -> Any:
         """``[(i * 2 + side) * 2 + which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
@@ -426,20 +460,14 @@ class CaptureState:
 
     def table(self) -> tuple[Finished, Finished]:
         """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
-        rows, side ``2 * id + side``). The retired ones' come from the finished store (emptied as
-        they are moved); the open ones are finished where they are. The event pool is sorted
+        rows, side ``2 * id + side``), as columns. The retired ones' are in the finished store already;
+        the open ones are finished where they are and join them. The event pool is sorted
         by side row."""
         if self._table is None:
             rows = self.open_rows()
-            self.finished.append((self.conns.cid[rows], *self.finish(rows)))
-            conns: collections.deque[tuple[Any, Finished]] = collections.deque()
-            sides: collections.deque[tuple[Any, Finished]] = collections.deque()
-            for ids, c, s in self.finished:
-                conns.append((ids, c))
-                sides.append(((2 * ids[:, None] + np.arange(2)).reshape(-1), s))
-            self.finished = []
+            self._keep(self.conns.cid[rows], *self.finish(rows))
             n = self.n
-            self._table = Finished.gather(conns, n, FINISHED_CONN), Finished.gather(sides, 2 * n, FINISHED_SIDE)
+            self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
             self.close()
             # Nothing reads the open rows, the 4-tuples or the hash table again: free them.
             self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)

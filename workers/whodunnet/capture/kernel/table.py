@@ -170,6 +170,27 @@ def gather_runs(src: Buffer, at: Ints, dst: Buffer, runs: Ints) -> None:
 
 
 @jit
+def gather_columns(src: Buffer, src_words: Ints, at: Ints, dst: Buffer, dst_words: Ints, runs: Ints) -> None:
+    """Fields of rows ``at`` of ``src`` (a record type's rows as bytes, one per line) as columns: for each field
+    ``(s, d, n)`` of ``runs``, row ``i``'s ``n`` bytes from ``s`` go to ``dst[d + i * n : d + (i + 1) * n]``.
+    One pass over each source row, writing one sequential stream per field. ``src_words`` and ``dst_words`` are
+    the same memory as 64-bit words: a field of whole words on a word boundary is copied a word at a time
+    (columns start on word boundaries)."""
+    for i in range(at.shape[0]):
+        r = at[i]
+        for k in range(runs.shape[0]):
+            s = runs[k, 0]
+            n = runs[k, 2]
+            d = runs[k, 1] + i * n
+            if (n & 7) == 0 and (s & 7) == 0 and src_words.shape[1]:
+                for w in range(n >> 3):
+                    dst_words[(d >> 3) + w] = src_words[r, (s >> 3) + w]
+            else:
+                for b in range(n):
+                    dst[d + b] = src[r, s + b]
+
+
+@jit
 def new_connection(
     conns: Rows,
     sides: Rows,
