@@ -21,7 +21,6 @@ Offsets are positions in the (decompressed) capture stream.
 
 from __future__ import annotations
 
-import functools
 import os
 import tempfile
 from collections.abc import Callable
@@ -76,7 +75,7 @@ from whodunnet.capture.fields import (
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
-from whodunnet.capture.kernel.table import gather_columns, gather_runs, rehash, retire_rows
+from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
 from whodunnet.capture.source import BufferSource, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -110,12 +109,13 @@ class Spill:
         self._writer: ThreadPoolExecutor | None = None
         self._writing: Future[None] | None = None
 
-    def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
-        """Write one batch (``starts``: where each connection's entries begin, and the end); its number."""
+    def put(self, conns: Columns, sides: Columns, entries: Any, starts: Any) -> int:
+        """Write one batch (the working state of ``n`` connections, and of their ``2 n`` sides, as columns;
+        ``starts``: where each connection's entries begin, and the end); its number."""
         self._wait()
         self._at.append(self._end)
-        head = np.array([len(conns), len(entries)], np.int64)
-        batch = (head, np.asarray(starts, np.int64), conns, sides, entries)
+        head = np.array([len(starts) - 1, len(entries)], np.int64)
+        batch = (head, np.asarray(starts, np.int64), conns.data, sides.data, entries)
         # Fresh arrays, the writing thread's own: nothing changes them while it writes.
         parts = [np.ascontiguousarray(part).view(np.uint8) for part in batch]
         if self._writer is None:
@@ -143,22 +143,22 @@ class Spill:
             raise OSError(f"the spill file ends {n - len(data):,} bytes short of a batch")
         return data
 
-    def get(self, batch: int, i: int) -> tuple[Any, Any, Any]:
+    def get(self, batch: int, i: int) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
         """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
         if self._last[0] != batch:
             self._wait()
             at = self._at[batch]
             n, m = np.frombuffer(self._read(16, at), np.int64).tolist()
-            sizes = (8 * (n + 1), n * WORKING_CONN.itemsize, 2 * n * WORKING_SIDE.itemsize)
+            sizes = (8 * (n + 1), Columns.nbytes(WORKING_CONN, n), Columns.nbytes(WORKING_SIDE, 2 * n))
             # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
-            block = bytearray(self._read(sum(sizes) + m * SketchEntry.dtype.itemsize, at + 16))
-            starts = np.frombuffer(block, np.int64, n + 1)
-            conns = np.frombuffer(block, WORKING_CONN, n, sizes[0])
-            sides = np.frombuffer(block, WORKING_SIDE, 2 * n, sizes[0] + sizes[1])
-            entries = np.frombuffer(block, SketchEntry.dtype, m, sum(sizes))
+            block = np.frombuffer(bytearray(self._read(sum(sizes) + m * SketchEntry.dtype.itemsize, at + 16)), np.uint8)
+            starts = block[: sizes[0]].view(np.int64)
+            conns = Columns(WORKING_CONN, n, data=block[sizes[0] : sizes[0] + sizes[1]])
+            sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
+            entries = block[sum(sizes) :].view(SketchEntry.dtype)
             self._last = (batch, (starts, conns, sides, entries))
         starts, conns, sides, entries = self._last[1]
-        return conns[i], sides[2 * i : 2 * i + 2], entries[starts[i] : starts[i + 1]]
+        return conns.row(i), [sides.row(2 * i), sides.row(2 * i + 1)], entries[starts[i] : starts[i + 1]]
 
     def close(self) -> None:
         try:
@@ -169,65 +169,48 @@ class Spill:
             self._file.close()
 
 
-def _fields(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Any:
-    """Rows ``at`` of ``rows``, the fields of ``dtype`` only (but ``skip``): each row's fields copied as byte runs
-    in one pass over it (``gather_runs``)."""
-    rows = np.ascontiguousarray(rows.view(np.ndarray))
-    at = np.asarray(at, np.int64)
-    out = np.zeros(len(at), dtype)
-    if len(at):
-        src, dst = rows.view(np.uint8).reshape(len(rows), -1), out.view(np.uint8).reshape(len(at), -1)
-        gather_runs(src, at, dst, _byte_runs(rows.dtype, dtype, skip))
-    return out
+class Columns:
+    """Fields of some rows as one array per field, all in one byte buffer (``data``, each column on an 8-byte
+    boundary): how ``finish`` hands the finished fields on and how the spill file keeps the working state."""
 
+    def __init__(self, dtype: np.dtype[Any], n: int, skip: str = "", data: Any = None) -> None:
+        """``n`` rows' columns: in ``data`` (``nbytes`` bytes, as ``data`` of another was), or a fresh buffer."""
+        #: (field, where its column starts in ``data``, bytes per row)
+        self.layout: list[tuple[str, int, int]] = []
+        size = 0
+        for name in dtype.names or ():
+            if name != skip:
+                self.layout.append((name, size, dtype[name].itemsize))
+                size += -(-n * dtype[name].itemsize // 8) * 8
+        self.data = np.empty(size, np.uint8) if data is None else data
+        self.columns = {
+            name: self.data[at : at + n * width].view(dtype[name].base).reshape(n, *dtype[name].shape)
+            for name, at, width in self.layout
+        }
 
-def _columns(rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> dict[str, Any]:
-    """Rows ``at`` of ``rows``, the fields of ``dtype`` (but ``skip``) as one array per field, in the rows' types:
-    copied by ``gather_columns`` in one pass over each row."""
-    rows = np.ascontiguousarray(rows.view(np.ndarray))
-    at = np.asarray(at, np.int64)
-    n = len(at)
-    names = [name for name in dtype.names or () if name != skip]
-    runs, start = [], 0
-    for name in names:
-        kind, offset = rows.dtype.fields[name][:2]
-        runs.append((offset, start, kind.itemsize))
-        start += -(-n * kind.itemsize // 8) * 8  # each column on an 8-byte boundary
-    out = np.empty(max(start, 8), np.uint8)
-    if n:
-        src, src_words = rows.view(np.uint8).reshape(len(rows), -1), _words(rows)
-        gather_columns(src, src_words, at, out, out.view(np.uint64), np.array(runs, np.int64).reshape(-1, 3))
-    columns = {}
-    for name, (_, begin, size) in zip(names, runs, strict=True):
-        field = rows.dtype[name]
-        columns[name] = out[begin : begin + n * size].view(field.base).reshape(n, *field.shape)
-    return columns
+    @staticmethod
+    def nbytes(dtype: np.dtype[Any], n: int) -> int:
+        """The size of the buffer of ``n`` rows' columns of ``dtype``."""
+        return sum(-(-n * dtype[name].itemsize // 8) * 8 for name in dtype.names or ())
 
+    def row(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s fields."""
+        return {name: column[i] for name, column in self.columns.items()}
 
-def _words(rows: Any) -> Any:
-    """``rows`` as 64-bit words, a row per line (none when its rows are not whole words: every copy is by bytes)."""
-    if rows.dtype.itemsize % 8:
-        return np.zeros((len(rows), 0), np.uint64)
-    return rows.view(np.uint64).reshape(len(rows), -1)
-
-
-@functools.cache
-def _byte_runs(src: np.dtype[Any], dst: np.dtype[Any], skip: str) -> Any:
-    """``(source offset, destination offset, bytes)`` of each field of ``dst`` (but ``skip``) in ``src``'s rows,
-    fields adjacent in both merged into one run."""
-    runs: list[list[int]] = []
-    for name in dst.names or ():
-        if name == skip:
-            continue
-        kind, to = dst.fields[name][:2]  # type: ignore[index]
-        same, frm = src.fields[name][:2]  # type: ignore[index]
-        if kind != same:
-            raise TypeError(f"field {name} is {same} in the rows and {kind} in the copy")
-        if runs and runs[-1][0] + runs[-1][2] == frm and runs[-1][1] + runs[-1][2] == to:
-            runs[-1][2] += kind.itemsize
-        else:
-            runs.append([frm, to, kind.itemsize])
-    return np.array(runs, np.int64).reshape(-1, 3)
+    @classmethod
+    def of(cls, rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Columns:
+        """Rows ``at`` of the kernel's ``rows``, the fields of ``dtype`` (but ``skip``): copied by
+        ``gather_columns`` in one pass over each row, a 64-bit word at a time where a field is whole words."""
+        rows = np.ascontiguousarray(rows.view(np.ndarray))
+        at = np.asarray(at, np.int64)
+        out = cls(dtype, len(at), skip)
+        if len(at):
+            runs = np.array([(rows.dtype.fields[name][1], start, width) for name, start, width in out.layout])
+            src = rows.view(np.uint8).reshape(len(rows), -1)
+            whole = rows.dtype.itemsize % 8 == 0  # else every field is copied by bytes
+            words = rows.view(np.uint64).reshape(len(rows), -1) if whole else np.zeros((len(rows), 0), np.uint64)
+            gather_columns(src, words, at, out.data, out.data.view(np.uint64), runs.reshape(-1, 3))
+        return out
 
 
 def buffer_size(max_caplen: int, size_hint: int) -> int:
@@ -359,7 +342,7 @@ class CaptureState:
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        working = _fields(self.conns, rows, WORKING_CONN), _fields(self.sides, side_rows, WORKING_SIDE)
+        working = Columns.of(self.conns, rows, WORKING_CONN), Columns.of(self.sides, side_rows, WORKING_SIDE)
         self.keys.spill_at[ids] = self.spill.put(*working, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
         self._keep(ids, *self.finish(rows))
@@ -430,9 +413,9 @@ class CaptureState:
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        conns = _columns(self.conns, rows, FINISHED_CONN)
+        conns = Columns.of(self.conns, rows, FINISHED_CONN).columns
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        sides = _columns(self.sides, side_rows, FINISHED_SIDE, skip="q")
+        sides = Columns.of(self.sides, side_rows, FINISHED_SIDE, skip="q").columns
         sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
         return conns, sides
 

@@ -85,12 +85,6 @@ def jit(fn: F) -> F:
     return cast(F, numba.njit(**_OPTIONS)(fn))
 
 
-def jit_slices(fn: F) -> F:
-    """``jit`` with numba's reference counting on: for a function outside the per-packet path that copies
-    through slices (``a[i, j:k] = b[r, m:n]``), which numba lowers as array views that need it."""
-    return cast(F, numba.njit(**{**_OPTIONS, "_nrt": True})(fn))
-
-
 def hot(fn: F) -> F:
     """``jit``, and inlined into every caller: a step of the per-packet path.
 

@@ -54,7 +54,7 @@ from whodunnet.capture.constants import (
     WRAP,
 )
 from whodunnet.capture.fields import U64, Conn, Event, Ints, Key, Packet, Scan, Side
-from whodunnet.capture.kernel import hot, jit, jit_slices
+from whodunnet.capture.kernel import hot, jit
 from whodunnet.capture.kernel.decode import first_sack_block, tcp_options
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
 from whodunnet.capture.kernel.holes import fill_hole, forget_below, open_hole
@@ -153,20 +153,6 @@ def retire_rows(ht: Ints, conns: Rows, sides: Rows, keys: Rows, free: Ints, g: S
         k.cid = -1
         free[g.n_free] = r
         g.n_free += 1
-
-
-@jit_slices
-def gather_runs(src: Buffer, at: Ints, dst: Buffer, runs: Ints) -> None:
-    """``dst[i, d : d + n] = src[at[i], s : s + n]`` for every row ``i`` and byte run ``(s, d, n)`` of ``runs``:
-    rows of one record type (as bytes, one row per line) copied into rows of a record type that keeps some of
-    its fields. One pass over each source row: numpy copying a field at a time reads every row once per field,
-    and a retired connection's rows are scattered over tables of hundreds of megabytes."""
-    for i in range(at.shape[0]):
-        r = at[i]
-        for k in range(runs.shape[0]):
-            s = runs[k, 0]
-            d = runs[k, 1]
-            dst[i, d : d + runs[k, 2]] = src[r, s : s + runs[k, 2]]
 
 
 @jit
