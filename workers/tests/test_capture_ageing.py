@@ -144,7 +144,7 @@ def test_finished_rows_are_stored_in_the_narrowest_type_that_keeps_every_value()
         kept = store.table(4)
         for name in rows.dtype.names:
             assert np.array_equal(kept.column(name), rows[name]), name
-            narrow[name] = kept.rows[name].dtype
+            narrow[name] = kept.columns[name].dtype
     assert narrow["a_ip_lo"] == np.uint64
     assert narrow["a_ip_hi"] == np.uint8
     assert narrow["a_port"] == np.int32
@@ -161,8 +161,8 @@ def test_a_finished_column_is_widened_when_a_later_batch_needs_more() -> None:
     early["pkts"] = [1, 2, 3]
     late["pkts"] = [70_000, -5]
     store.put(np.array([0, 1, 2]), early)
-    assert store.table(3).rows["pkts"].dtype == np.int8
+    assert store.table(3).columns["pkts"].dtype == np.int8
     store.put(np.array([5, 3]), late)
     kept = store.table(6)
     assert kept.column("pkts").tolist() == [1, 2, 3, -5, 0, 70_000]
-    assert kept.rows["pkts"].dtype == np.int32
+    assert kept.columns["pkts"].dtype == np.int32

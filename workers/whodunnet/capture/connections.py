@@ -25,6 +25,7 @@ from whodunnet.capture.fields import (
     Conn,
     Event,
     Finished,
+    FinishedStore,
     Handshake,
     Show,
     Side,
@@ -429,7 +430,8 @@ class ConnectionTable(Sequence[Connection]):
     @classmethod
     def empty(cls) -> ConnectionTable:
         """A table of no connections (nothing was read)."""
-        return cls(Finished(np.zeros(0, FINISHED_CONN)), Finished(np.zeros(0, FINISHED_SIDE)), zeroed(Event, 0))
+        conns, sides = FinishedStore(FINISHED_CONN).table(0), FinishedStore(FINISHED_SIDE).table(0)
+        return cls(conns, sides, zeroed(Event, 0))
 
     def __len__(self) -> int:
         return self._n

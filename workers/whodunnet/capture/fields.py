@@ -563,24 +563,20 @@ class FinishedStore:
 
 
 class Finished:
-    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields), read like the kernel's rows: a field
-    comes back in its kernel type (int64, uint64), ``rows[ids]`` gives those rows.
+    """Finished rows (``FINISHED_CONN`` or ``FINISHED_SIDE`` fields) as ``columns``, one array per field
+    (``FinishedStore.table``), read like the kernel's rows: a field comes back in its kernel type (int64,
+    uint64), ``table[ids]`` gives those rows. Columns, not records: the findings read the table a column at a
+    time, and a column of records reads a cache line per row for a byte or two of it."""
 
-    ``rows`` is a record array or, for the connection table, a dict of one array per field (``FinishedStore``):
-    the findings read the table a column at a time, and a column of records reads a cache line per row for a
-    byte or two of it."""
-
-    def __init__(self, rows: Any) -> None:
-        self.rows = rows
+    def __init__(self, columns: dict[str, Any]) -> None:
+        self.columns = columns
 
     def __len__(self) -> int:
-        if isinstance(self.rows, dict):
-            return len(next(iter(self.rows.values()))) if self.rows else 0
-        return len(self.rows)
+        return len(next(iter(self.columns.values()))) if self.columns else 0
 
     def column(self, name: str, ids: Any = None) -> Any:
         """Field ``name`` (of rows ``ids``, or of every row) in its kernel type."""
-        col = self.rows[name] if ids is None else self.rows[name][ids]
+        col = self.columns[name] if ids is None else self.columns[name][ids]
         kind = col.dtype.kind
         if kind == "i":
             return col.astype(np.int64)
@@ -591,11 +587,9 @@ class Finished:
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return self.column(key)
-        if isinstance(self.rows, dict):
-            return Finished({name: col[key] for name, col in self.rows.items()})
-        return Finished(self.rows[key])
+        return Finished({name: col[key] for name, col in self.columns.items()})
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name == "rows":
+        if name.startswith("_") or name == "columns":
             raise AttributeError(name)
         return self.column(name)

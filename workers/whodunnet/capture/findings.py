@@ -20,7 +20,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -185,29 +185,25 @@ class _Retried:
     syns: tuple[SynEvent, ...]
 
 
-class _Handshake(NamedTuple):
-    id: int
-    syns: tuple[SynEvent, ...]
-
-
-def _syn_ref(index: int, c: _Retried | _Handshake, what: str, answered: bool = True) -> Ref:
-    """A connection cited for its handshake packets (``c.syns``: its SYNs or SYN-ACKs, first to last)."""
+def _handshake_ref(index: int, cid: int, events: Sequence[SynEvent], what: str) -> Ref:
+    """Connection ``cid`` cited for its handshake packets (``events``: its SYNs or SYN-ACKs, first to last)."""
     return Ref(
         evidence=index,
-        label=f"connection {c.id}: {what}" + ("" if answered else ", never answered"),
-        connection=str(c.id),
-        packets=(c.syns[0].packet, c.syns[-1].packet),
-        time=(c.syns[0].time, c.syns[-1].time),
+        label=f"connection {cid}: {what}",
+        connection=str(cid),
+        packets=(events[0].packet, events[-1].packet),
+        time=(events[0].time, events[-1].time),
     )
 
 
 def _retried_syns(conns: ConnectionTable) -> list[_Retried]:
     """Every connection with a SYN retry, the longest delay first, read from the table's columns and kept events."""
-    ids = np.flatnonzero(conns.side("client", "syn_count") >= 2)
+    counts = conns.side("client", "syn_count")
+    ids = np.flatnonzero(counts >= 2)
     out = []
     for cid, count, syns, synacks, answered, hs_ack in zip(
         ids.tolist(),
-        conns.side("client", "syn_count")[ids].tolist(),
+        counts[ids].tolist(),
         conns.handshake_events(ids, "client"),
         conns.handshake_events(ids, "server"),
         (conns.side("server", "synack_count")[ids] > 0).tolist(),
@@ -289,7 +285,15 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
     else:
         parts.append("Lost SYNs (or lost SYN-ACKs) on the path, a full listen queue or a firewall dropping them.")
     severity: Severity = "high" if max(delays) >= 3 else "medium" if max(delays) >= 1 else "low"
-    refs = [_syn_ref(index, r, f"{r.syn_count} SYNs, {fmt_s(r.delay)} lost", r.answered) for r in rows[:MAX_REFS]]
+    refs = [
+        _handshake_ref(
+            index,
+            r.id,
+            r.syns,
+            f"{r.syn_count} SYNs, {fmt_s(r.delay)} lost" + ("" if r.answered else ", never answered"),
+        )
+        for r in rows[:MAX_REFS]
+    ]
     return _finding(
         "tcp.syn_retransmit",
         "network",
@@ -402,17 +406,17 @@ def ecn_syn_blackhole_finding(index: int, conns: ConnectionTable) -> Finding | N
 
 
 def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
-    retried = np.flatnonzero(conns.side("server", "synack_count") > 1)
+    counts = conns.side("server", "synack_count")
+    retried = np.flatnonzero(counts > 1)
     if not len(retried):
         return None
     synacks = conns.handshake_events(retried, "server")
     gaps = [_gaps(events) for events in synacks]
-    ids = retried.tolist()
-    retries = int((conns.side("server", "synack_count")[retried] - 1).sum())
+    ids, counts = retried.tolist(), counts[retried].tolist()
+    retries = sum(n - 1 for n in counts)
     firsts = [g[0] for g in gaps if g]
     first_gap = statistics.median(firsts) if firsts else 0.0
     completed = int(np.count_nonzero(conns.conn("hs_ack_ts")[retried] >= 0))
-    counts = conns.side("server", "synack_count")[retried[:MAX_REFS]].tolist()
     title = f"SYN-ACK retransmitted on {_plural(len(ids), 'connection')} ({_plural(retries, 'retry')})"
     title = title.replace("retrys", "retries")
     parts = [
@@ -423,7 +427,7 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
         "a lossy path or a middlebox dropping handshake packets (a full connection-tracking table, for one).",
     ]
     refs = [
-        _syn_ref(index, _Handshake(cid, events), f"{count} SYN-ACKs")
+        _handshake_ref(index, cid, events, f"{count} SYN-ACKs")
         for cid, count, events in zip(ids[:MAX_REFS], counts, synacks, strict=False)
     ]
     return _finding(

@@ -169,6 +169,16 @@ class Spill:
             self._file.close()
 
 
+def _column_starts(dtype: np.dtype[Any], n: int, skip: str) -> tuple[list[tuple[str, int]], int]:
+    """Where each field's column of ``n`` rows starts (each on an 8-byte boundary), and the bytes of all."""
+    starts, size = [], 0
+    for name in dtype.names or ():
+        if name != skip:
+            starts.append((name, size))
+            size += -(-n * dtype[name].itemsize // 8) * 8
+    return starts, size
+
+
 class Columns:
     """Fields of some rows as one array per field, all in one byte buffer (``data``, each column on an 8-byte
     boundary): how ``finish`` hands the finished fields on and how the spill file keeps the working state."""
@@ -176,22 +186,17 @@ class Columns:
     def __init__(self, dtype: np.dtype[Any], n: int, skip: str = "", data: Any = None) -> None:
         """``n`` rows' columns: in ``data`` (``nbytes`` bytes, as ``data`` of another was), or a fresh buffer."""
         #: (field, where its column starts in ``data``, bytes per row)
-        self.layout: list[tuple[str, int, int]] = []
-        size = 0
-        for name in dtype.names or ():
-            if name != skip:
-                self.layout.append((name, size, dtype[name].itemsize))
-                size += -(-n * dtype[name].itemsize // 8) * 8
-        self.data = np.empty(size, np.uint8) if data is None else data
+        self.layout = [(name, at, dtype[name].itemsize) for name, at in _column_starts(dtype, n, skip)[0]]
+        self.data = np.empty(self.nbytes(dtype, n, skip), np.uint8) if data is None else data
         self.columns = {
             name: self.data[at : at + n * width].view(dtype[name].base).reshape(n, *dtype[name].shape)
             for name, at, width in self.layout
         }
 
     @staticmethod
-    def nbytes(dtype: np.dtype[Any], n: int) -> int:
-        """The size of the buffer of ``n`` rows' columns of ``dtype``."""
-        return sum(-(-n * dtype[name].itemsize // 8) * 8 for name in dtype.names or ())
+    def nbytes(dtype: np.dtype[Any], n: int, skip: str = "") -> int:
+        """The size of the buffer of ``n`` rows' columns of ``dtype`` (but ``skip``)."""
+        return _column_starts(dtype, n, skip)[1]
 
     def row(self, i: int) -> dict[str, Any]:
         """Row ``i``'s fields."""
