@@ -25,6 +25,9 @@ install: $(VENV)/.installed frontend/node_modules/.installed e2e/node_modules/.i
 # The capture kernel's numba compile (about 40 s) is not on this path either: the analysis worker compiles it when
 # it starts, before it takes a task, while the console already answers (config/celery.py; decision 0020).
 install-console: $(VENV)/.runtime frontend/node_modules/.build frontend/dist/index.html
+	@# Our own code is installed editable, so the step above left it uncompiled: every `whodunnet analyze` compiled
+	@# ~120 modules at start (0.19 s of a 0.83 s run on a 2 MB capture). Only what changed since is compiled again.
+	@$(PY) -m compileall -q -j 0 -x '/(tests|migrations|node_modules)/' workers/whodunnet backend >/dev/null
 
 $(VENV)/.runtime: backend/requirements.txt workers/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
