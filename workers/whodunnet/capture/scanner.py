@@ -504,7 +504,8 @@ class Scanner:
     ``run`` raises ``MalformedInput`` where the input breaks (the state then holds what was
     read before). ``on_chunk`` is called after each read from the stream; ``on_trace(rows)``
     gets the traced connections' packets (``fields.Packet`` rows, with what the connection
-    table made of each), in order.
+    table made of each), in order. The rows are the kernel's own buffer, filled again after the
+    call returns: ``on_trace`` copies what it keeps.
     """
 
     def __init__(
@@ -610,7 +611,7 @@ class Scanner:
         st = self.state
         n = int(st.g.n_trace)
         if n and self._on_trace is not None:
-            self._on_trace(st.trace[:n].copy())
+            self._on_trace(st.trace[:n])
         st.g.n_trace = 0
 
 

@@ -207,18 +207,18 @@ def _read_span(capture: str | Path | BinaryIO, span: Span, on_rows: Any, limits:
 
     state = trace_all()
     found = [-1]
-    # TRACE_ROWS rows being filled (as opaque bytes: numpy copies those whole, not a field at a time), and how many.
-    batch = np.empty(TRACE_ROWS, Packet.dtype)
-    opaque = batch.view(np.dtype((np.void, Packet.dtype.itemsize)))
+    # TRACE_ROWS rows being filled, and how many: only the columns the graph reads (a packet row is 280 bytes).
+    batch = np.empty(TRACE_ROWS, [(n, Packet.dtype[n]) for n in COLUMNS])
     filled = [0]
 
-    def deliver(rows: Any) -> None:
-        """Copy ``rows`` into the batch; hand each full batch on (``on_rows`` keeps copies of what it reads)."""
-        while len(rows):
-            n = min(len(rows), TRACE_ROWS - filled[0])
-            opaque[filled[0] : filled[0] + n] = rows[:n]
+    def deliver(rows: Any, at: npt.NDArray[np.intp]) -> None:
+        """Copy rows ``at`` into the batch; hand each full batch on (``on_rows`` keeps copies of what it reads)."""
+        while len(at):
+            n = min(len(at), TRACE_ROWS - filled[0])
+            for name in COLUMNS:
+                batch[name][filled[0] : filled[0] + n] = rows[name][at[:n]]
             filled[0] += n
-            rows = rows[n:]
+            at = at[n:]
             if filled[0] == TRACE_ROWS:
                 on_rows(batch)
                 filled[0] = 0
@@ -235,7 +235,7 @@ def _read_span(capture: str | Path | BinaryIO, span: Span, on_rows: Any, limits:
                 state.only(found[0])
         if found[0] >= 0:
             mine = (np.asarray(rows["conn"]) == found[0]) & (frame <= span.last_packet)
-            deliver(rows.view(np.ndarray).view(opaque.dtype)[mine])
+            deliver(rows, np.flatnonzero(mine))
         if int(frame[-1]) >= span.last_packet:
             raise Enough
 
