@@ -203,18 +203,26 @@ class Columns:
         return {name: column[i] for name, column in self.columns.items()}
 
     @classmethod
-    def of(cls, rows: Any, at: Any, dtype: np.dtype[Any], skip: str = "") -> Columns:
-        """Rows ``at`` of the kernel's ``rows``, the fields of ``dtype`` (but ``skip``): copied by
-        ``gather_columns`` in one pass over each row, a 64-bit word at a time where a field is whole words."""
+    def of(cls, rows: Any, at: Any, *parts: tuple[np.dtype[Any], str]) -> list[Columns]:
+        """Rows ``at`` of the kernel's ``rows``: for each part (a dtype, and a field of it to leave out), its
+        fields as a ``Columns``. All parts are copied by ``gather_columns`` in one pass over each row, a 64-bit
+        word at a time where a field is whole words: a row is fetched from memory once, whatever the parts ask
+        of it (rows sit at scattered places of a table larger than the cache)."""
         rows = np.ascontiguousarray(rows.view(np.ndarray))
         at = np.asarray(at, np.int64)
-        out = cls(dtype, len(at), skip)
+        sizes = [cls.nbytes(dtype, len(at), skip) for dtype, skip in parts]
+        data = np.empty(sum(sizes), np.uint8)
+        out, runs, base = [], [], 0
+        for (dtype, skip), size in zip(parts, sizes, strict=True):
+            part = cls(dtype, len(at), skip, data[base : base + size])
+            runs += [(rows.dtype.fields[name][1], base + start, width) for name, start, width in part.layout]
+            out.append(part)
+            base += size
         if len(at):
-            runs = np.array([(rows.dtype.fields[name][1], start, width) for name, start, width in out.layout])
             src = rows.view(np.uint8).reshape(len(rows), -1)
             whole = rows.dtype.itemsize % 8 == 0  # else every field is copied by bytes
             words = rows.view(np.uint64).reshape(len(rows), -1) if whole else np.zeros((len(rows), 0), np.uint64)
-            gather_columns(src, words, at, out.data, out.data.view(np.uint64), runs.reshape(-1, 3))
+            gather_columns(src, words, at, data, data.view(np.uint64), np.array(runs).reshape(-1, 3))
         return out
 
 
@@ -347,10 +355,11 @@ class CaptureState:
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        working = Columns.of(self.conns, rows, WORKING_CONN), Columns.of(self.sides, side_rows, WORKING_SIDE)
-        self.keys.spill_at[ids] = self.spill.put(*working, entries, starts)
+        conn, finished_conn = Columns.of(self.conns, rows, (WORKING_CONN, ""), (FINISHED_CONN, ""))
+        side, finished_side = Columns.of(self.sides, side_rows, (WORKING_SIDE, ""), (FINISHED_SIDE, "q"))
+        self.keys.spill_at[ids] = self.spill.put(conn, side, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self._keep(ids, *self.finish(rows))
+        self._keep(ids, *self.finish(rows, (finished_conn, finished_side)))
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -411,16 +420,20 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    def finish(self, rows: Any, finished: tuple[Columns, Columns] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
-        rows ``rows``, a column per field in the kernel's types; their sketch runs are closed into the map."""
+        rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out);
+        their sketch runs are closed into the map (which changes working state only)."""
         rows = np.asarray(rows, np.int64)
+        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
+        if finished is None:
+            finished = Columns.of(self.conns, rows, (FINISHED_CONN, ""))[0], Columns.of(
+                self.sides, side_rows, (FINISHED_SIDE, "q")
+            )[0]
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        conns = Columns.of(self.conns, rows, FINISHED_CONN).columns
-        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        sides = Columns.of(self.sides, side_rows, FINISHED_SIDE, skip="q").columns
+        conns, sides = finished[0].columns, finished[1].columns
         sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
         return conns, sides
 
