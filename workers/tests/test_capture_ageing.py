@@ -166,3 +166,24 @@ def test_a_finished_column_is_widened_when_a_later_batch_needs_more() -> None:
     kept = store.table(6)
     assert kept.column("pkts").tolist() == [1, 2, 3, -5, 0, 70_000]
     assert kept.columns["pkts"].dtype == np.int32
+
+
+def test_finished_columns_keep_every_row_as_they_grow_in_place_or_by_copy() -> None:
+    """The store grows a column by moving its mapping; where that cannot be (a table handed out still reads the
+    column), by copying. Either way every id keeps the row last written to it."""
+    store = FinishedStore(FINISHED_SIDE)
+    want = np.zeros(0, np.int64)
+    held = None
+    for first, count in ((0, 3), (3, 60), (63, 1_000), (1_063, 40_000), (41_063, 300_000)):
+        ids = np.arange(first, first + count)
+        rows = np.zeros(count, FINISHED_SIDE)
+        rows["pkts"] = ids % 120
+        rows["first_data_ts"] = ids * 0.5
+        store.put(ids, rows)
+        want = np.concatenate((want, ids % 120))
+        if held is None and first >= 63:
+            held = store.table(len(want))  # alive over the next puts: those columns are copied, not moved
+    kept = store.table(len(want))
+    assert kept.column("pkts").tolist() == want.tolist()
+    assert np.array_equal(kept.column("first_data_ts"), np.arange(len(want)) * 0.5)
+    assert held is not None and held.column("pkts").tolist() == want[: len(held)].tolist()

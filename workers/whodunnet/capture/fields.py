@@ -512,18 +512,25 @@ def mapped(n: int, dtype: np.dtype[Any]) -> Any:
     """``n`` zeroed rows in an anonymous memory mapping of their own: unmapped (returned to the
     system) when the array goes. Freed heap blocks are not: glibc keeps them, and once a large
     block was freed it serves blocks up to that size from the heap."""
-    return np.frombuffer(mmap.mmap(-1, max(1, n * dtype.itemsize)), dtype, count=n)
+    return np.frombuffer(_anonymous(n * dtype.itemsize), dtype, count=n)
+
+
+def _anonymous(size: int) -> mmap.mmap:
+    """A private anonymous mapping (a shared one is shared memory: its pages cost more to fault in, and it cannot
+    grow in place)."""
+    return mmap.mmap(-1, max(1, size), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 
 
 class FinishedStore:
     """Finished rows by id (a connection's, or a side's ``2 * id + side``), a column per field, each in a mapping
-    of its own (``mapped``), grown (doubling) as ids come. Stored narrow: each integer column in the smallest type
-    that holds every value written to it (most are small counts), widened when a batch needs more. A later write
-    of an id wins (a connection that came back and retired again)."""
+    of its own (``mapped``), grown (doubling, in place where the system can move the mapping) as ids come. Stored
+    narrow: each integer column in the smallest type that holds every value written to it (most are small counts),
+    widened when a batch needs more. A later write of an id wins (a connection that came back and retired again)."""
 
     def __init__(self, full: np.dtype[Any]) -> None:
         self._full = full
         self._cols: dict[str, Any] = {}
+        self._maps: dict[str, mmap.mmap] = {}
         self._n = 0
 
     def put(self, ids: Any, rows: Any) -> None:
@@ -536,18 +543,43 @@ class FinishedStore:
             want = field.base
             if field.base.kind in "iu" and values.size:
                 want = _narrowest(field.base, int(values.min()), int(values.max()))
-            col = self._cols.get(name)
-            if col is None or need > len(col) or np.result_type(col.dtype, want) != col.dtype:
-                size = len(col) if col is not None else 0
-                if need > size:
-                    size = max(need, 2 * size)
-                wider = want if col is None else np.result_type(col.dtype, want)
-                grown = mapped(size, np.dtype((wider, field.shape)))
-                if col is not None:
-                    grown[: self._n] = col[: self._n]
-                col = self._cols[name] = grown
-            col[ids] = values
+            self._room(name, need, want)[ids] = values
         self._n = max(self._n, need)
+
+    def _room(self, name: str, need: int, want: np.dtype[Any]) -> Any:
+        """Field ``name``'s column, with room for ids below ``need``, in a type that holds ``want``."""
+        col = self._cols.get(name)
+        if col is not None and need <= len(col) and np.result_type(col.dtype, want) == col.dtype:
+            return col
+        shape = self._full[name].shape
+        size = len(col) if col is not None else 0
+        if need > size:
+            size = max(need, 2 * size)
+        dtype = np.dtype((want if col is None else np.result_type(col.dtype, want), shape))
+        if col is not None and dtype.base == col.dtype:
+            del col
+            col = self._resized(name, size, dtype)
+            if len(col) >= need:
+                return col
+        m = _anonymous(size * dtype.itemsize)
+        grown = np.frombuffer(m, dtype, count=size)
+        if col is not None:
+            grown[: self._n] = col[: self._n]
+        self._cols[name], self._maps[name] = grown, m
+        return grown
+
+    def _resized(self, name: str, size: int, dtype: np.dtype[Any]) -> Any:
+        """Column ``name`` grown to ``size`` rows by moving its mapping (``mremap``: no copy, and the rows in use
+        are not faulted in again); as it was where the system cannot."""
+        m = self._maps[name]
+        n = len(self._cols.pop(name))  # the column is the mapping's one export: a mapping in use cannot move
+        try:
+            m.resize(size * dtype.itemsize)
+            n = size
+        except (BufferError, OSError, SystemError, ValueError):
+            pass
+        col = self._cols[name] = np.frombuffer(m, dtype, count=n)
+        return col
 
     def row(self, name: str, i: int) -> Any:
         """Field ``name`` of id ``i``."""
