@@ -508,12 +508,13 @@ class ConnectionTable(Sequence[Connection]):
             self._handshake = out
         return self._handshake
 
-    def handshake_events(self, ids: Any, role: Role) -> list[tuple[SynEvent, ...]]:
+    def handshake_events(self, ids: Any, role: Role) -> list[list[tuple[int, float, float]]]:
         """Per connection of ``ids``: the SYNs its client sent (``role`` "client") or the SYN-ACKs its server
-        sent ("server"), as its row's ``syn_times`` / ``synack_times`` holds them, without building the row."""
+        sent ("server"), as its row's ``syn_times`` / ``synack_times`` holds them, without building the row: as
+        (packet, time, ECN flags) tuples, since the findings read them of every retried connection (tens of
+        thousands of them in a capture of many connections)."""
         rows = self.side_rows(role)[np.asarray(ids, np.int64)]
-        kept = self.events.kept(rows, EV_SYN if role == "client" else EV_SYNACK)
-        return [tuple(SynEvent(t, f, bool(v)) for f, t, v in one) for one in kept]
+        return self.events.kept(rows, EV_SYN if role == "client" else EV_SYNACK)
 
     @property
     def events(self) -> EventIndex:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role, SynEvent
+from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role
 from whodunnet.capture.constants import EV_RTO
 from whodunnet.model import Finding, Layer, Ref, Severity
 
@@ -154,8 +154,8 @@ STACK_TEXT = {
 }
 
 
-def _gaps(events: Sequence[Any]) -> list[float]:
-    return [round(b.time - a.time, 6) for a, b in itertools.pairwise(events)]
+def _gaps(times: Sequence[float]) -> list[float]:
+    return [round(b - a, 6) for a, b in itertools.pairwise(times)]
 
 
 def _sum_text(gaps: Sequence[float]) -> str:
@@ -182,17 +182,19 @@ class _Retried:
     #: A SYN-ACK was sent before the SYN came again: the SYN arrived, its answer did not.
     back: bool
     syn_count: int
-    syns: tuple[SynEvent, ...]
+    #: Its SYNs: (packet, time, ECN flags), first to last.
+    syns: list[tuple[int, float, float]]
 
 
-def _handshake_ref(index: int, cid: int, events: Sequence[SynEvent], what: str) -> Ref:
-    """Connection ``cid`` cited for its handshake packets (``events``: its SYNs or SYN-ACKs, first to last)."""
+def _handshake_ref(index: int, cid: int, events: Sequence[tuple[int, float, float]], what: str) -> Ref:
+    """Connection ``cid`` cited for its handshake packets (``events``: its SYNs or SYN-ACKs, first to last, as
+    ``ConnectionTable.handshake_events`` gives them)."""
     return Ref(
         evidence=index,
         label=f"connection {cid}: {what}",
         connection=str(cid),
-        packets=(events[0].packet, events[-1].packet),
-        time=(events[0].time, events[-1].time),
+        packets=(events[0][0], events[-1][0]),
+        time=(events[0][1], events[-1][1]),
     )
 
 
@@ -210,13 +212,14 @@ def _retried_syns(conns: ConnectionTable) -> list[_Retried]:
         conns.conn("hs_ack_ts")[ids].tolist(),
         strict=True,
     ):
-        gaps = _gaps(syns)
+        times = [t for _, t, _ in syns]
+        gaps = _gaps(times)
         # Retries cost the time up to the last SYN sent before the handshake completed (or, at
         # the client, before the first SYN-ACK): measured the same way at either end.
-        done = hs_ack if hs_ack >= 0 else (synacks[0].time if answered else None)
-        before = [e.time for e in syns if done is None or e.time <= done]
-        delay = (before[-1] if before else syns[-1].time) - syns[0].time
-        back = answered and len(before) > 1 and synacks[0].time < before[-1]
+        done = hs_ack if hs_ack >= 0 else (synacks[0][1] if answered else None)
+        before = [t for t in times if done is None or t <= done]
+        delay = (before[-1] if before else times[-1]) - times[0]
+        back = answered and len(before) > 1 and synacks[0][1] < before[-1]
         out.append(_Retried(delay, cid, gaps, answered, syn_stack(gaps), back, count, syns))
     out.sort(key=lambda r: (-r.delay, r.id))
     return out
@@ -411,7 +414,7 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
     if not len(retried):
         return None
     synacks = conns.handshake_events(retried, "server")
-    gaps = [_gaps(events) for events in synacks]
+    gaps = [_gaps([t for _, t, _ in events]) for events in synacks]
     ids, counts = retried.tolist(), counts[retried].tolist()
     retries = sum(n - 1 for n in counts)
     firsts = [g[0] for g in gaps if g]
@@ -1092,9 +1095,11 @@ def capture_facts(conns: ConnectionTable) -> dict[str, Any]:
     low = np.where(lows > 0, lows, -np.inf).max(axis=1)  # the larger of the two sides' smallest
     has_hs, has_low = handshake > 0, low > 0
     listed = np.flatnonzero(has_hs | has_low)[:MAX_DATA_ROWS]
-    hs = handshake[has_hs].tolist()
+    hs = handshake[has_hs]
     rtt = {
-        "handshake_s": statistics.median(hs) if hs else None,
+        # numpy's median: the same value as statistics.median's (the middle one, or the mean of the two), without
+        # a Python float per connection.
+        "handshake_s": float(np.median(hs)) if len(hs) else None,
         "handshake_connections": len(hs),
         "min_s": float(low[has_low].min()) if has_low.any() else None,
         "min_connections": int(np.count_nonzero(has_low)),
