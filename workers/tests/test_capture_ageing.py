@@ -187,3 +187,14 @@ def test_finished_columns_keep_every_row_as_they_grow_in_place_or_by_copy() -> N
     assert kept.column("pkts").tolist() == want.tolist()
     assert np.array_equal(kept.column("first_data_ts"), np.arange(len(want)) * 0.5)
     assert held is not None and held.column("pkts").tolist() == want[: len(held)].tolist()
+
+
+@pytest.mark.parametrize("top", [1 << 20, 1 << 62], ids=["one key", "too wide for one key"])
+def test_sketch_entries_are_ordered_by_sketch_then_value_as_lexsort_orders_them(top: int) -> None:
+    from whodunnet.capture.scanner import _by_sketch_then_value
+
+    rng = np.random.default_rng(7)
+    pairs = {(int(s), int(v)) for s, v in zip(rng.integers(0, 5_000, 20_000), rng.integers(0, top, 20_000))}
+    sketch, value = (np.array(c, np.int64) for c in zip(*sorted(pairs, key=lambda p: rng.random()), strict=True))
+    assert np.array_equal(_by_sketch_then_value(sketch, value), np.lexsort((value, sketch)))
+    assert len(_by_sketch_then_value(sketch[:0], value[:0])) == 0
