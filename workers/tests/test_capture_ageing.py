@@ -194,7 +194,8 @@ def test_sketch_entries_are_ordered_by_sketch_then_value_as_lexsort_orders_them(
     from whodunnet.capture.scanner import _by_sketch_then_value
 
     rng = np.random.default_rng(7)
-    pairs = {(int(s), int(v)) for s, v in zip(rng.integers(0, 5_000, 20_000), rng.integers(0, top, 20_000))}
+    drawn = zip(rng.integers(0, 5_000, 20_000), rng.integers(0, top, 20_000), strict=True)
+    pairs = {(int(s), int(v)) for s, v in drawn}
     sketch, value = (np.array(c, np.int64) for c in zip(*sorted(pairs, key=lambda p: rng.random()), strict=True))
     assert np.array_equal(_by_sketch_then_value(sketch, value), np.lexsort((value, sketch)))
     assert len(_by_sketch_then_value(sketch[:0], value[:0])) == 0

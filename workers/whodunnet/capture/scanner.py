@@ -431,16 +431,19 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any, finished: tuple[Columns, Columns] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def finish(
+        self, rows: Any, finished: tuple[Columns, Columns] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
         rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out);
         their sketch runs are closed into the map (which changes working state only)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         if finished is None:
-            finished = Columns.of(self.conns, rows, (FINISHED_CONN, ""))[0], Columns.of(
-                self.sides, side_rows, (FINISHED_SIDE, "q")
-            )[0]
+            finished = (
+                Columns.of(self.conns, rows, (FINISHED_CONN, ""))[0],
+                Columns.of(self.sides, side_rows, (FINISHED_SIDE, "q"))[0],
+            )
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
