@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from capture_testdata import CAPTURES
 
+from whodunnet.analyze_cli import print_report
 from whodunnet.engine import analyze
+
+#: As in a user's shell: output to a pipe is block-buffered (this machine's environment sets PYTHONUNBUFFERED).
+ENV = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
 
 
 def whodunnet(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "whodunnet.cli", *args], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "whodunnet.cli", *args], capture_output=True, text=True, timeout=60, check=False, env=ENV
     )
 
 
@@ -66,3 +72,30 @@ def test_its_json_is_the_whole_result_with_every_connection_when_asked() -> None
     assert [ev["connections"] for ev in short["evidence"]] == [[], []]
     assert short["findings"] == printed["findings"]
     assert [ev["summary"] for ev in short["evidence"]] == [ev["summary"] for ev in printed["evidence"]]
+
+
+def test_the_whole_output_arrives_though_the_process_skips_the_interpreters_teardown() -> None:
+    """The command ends with ``os._exit`` once its output is flushed: every byte of a large ``--json
+    --connections`` document is there, the same as in process, and so is a short text report."""
+    small = str(CAPTURES / "tcp_handshake_synthetic.pcap")
+    report, text = whodunnet("analyze", small), io.StringIO()
+    print_report(analyze([small]), text)
+    assert report.returncode == 0 and report.stdout == text.getvalue()
+    path = CAPTURES / "echo-connections.pcap.gz"
+    proc = whodunnet("analyze", "--json", "--connections", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout) > 1_000_000
+    assert json.loads(proc.stdout) == json.loads(analyze([str(path)]).to_json_bytes())
+
+
+def test_a_reader_that_leaves_early_is_not_an_error() -> None:
+    """``whodunnet analyze x --json | head -c 100``: the first bytes arrive, the command exits 0, no traceback."""
+    cmd = [sys.executable, "-m", "whodunnet.cli", "analyze", "--json", "--connections"]
+    proc = subprocess.Popen(
+        [*cmd, str(CAPTURES / "echo-connections.pcap.gz")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    head = proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0 and head.startswith(b"{") and err == b""

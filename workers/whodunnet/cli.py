@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,15 +27,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; from the command line (``argv`` None) the process ends here (``_leave``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()
     except BrokenPipeError:
         # `whodunnet analyze x.pcap --json | head`: the reader left; that is not an error.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        code = 0
+    if argv is None:
+        _leave(code)
     return code
+
+
+def _leave(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown, which frees every object one at a time (numba's
+    compiler state, the analysis's arrays): 0.13 s of a 0.6 s `whodunnet analyze` of a small capture. The system
+    takes the memory back at once. Nothing is left pending: the output and the log are flushed here, every
+    command has closed its files and removed its temporary folders before it returned, and the capture's spill
+    file was unlinked when it was made."""
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
