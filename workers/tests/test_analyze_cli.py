@@ -99,3 +99,20 @@ def test_a_reader_that_leaves_early_is_not_an_error() -> None:
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 0 and head.startswith(b"{") and err == b""
+
+
+def test_a_thread_still_working_when_the_command_returns_finishes_its_work(tmp_path: Path) -> None:
+    """The command skips the interpreter's teardown only when no thread is left working: one that is (here, a
+    thread started beside the command that writes a file after it) still finishes, as a normal exit waits for it."""
+    done = tmp_path / "done"
+    script = (
+        "import sys, threading, time\n"
+        "from pathlib import Path\n"
+        "from whodunnet.cli import main\n"
+        f"threading.Thread(target=lambda: (time.sleep(1.0), Path({str(done)!r}).write_text('ok'))).start()\n"
+        f"sys.argv = ['whodunnet', 'analyze', {str(CAPTURES / 'tcp_handshake_synthetic.pcap')!r}]\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert "capture.summary" in proc.stdout and done.read_text() == "ok"
