@@ -166,7 +166,7 @@ def nflog_payload(buf: Buffer, pk: Packet) -> bool:
     return False
 
 
-@jit
+@hot
 def decode_link(buf: Buffer, pk: Packet) -> bool:
     """The link-layer header: the ethertype after it and where the next header starts."""
     link = pk.link
@@ -250,7 +250,7 @@ def fixed_tag(et: int) -> tuple[int, int]:
     return 0, 0
 
 
-@jit
+@hot
 def skip_shims(buf: Buffer, pk: Packet) -> bool:
     """Tags and shims between the link header and IP: 802.1Q/QinQ, VN-Tag, 802.1ah, MPLS,
     LLC/SNAP and PPPoE (whose length field bounds the IP packet)."""
@@ -302,7 +302,7 @@ def skip_shims(buf: Buffer, pk: Packet) -> bool:
     return True
 
 
-@jit
+@hot
 def decode_ipv4(buf: Buffer, pk: Packet, g: Scan) -> int:
     """An IPv4 header: addresses, where the transport header starts and its length.
 
@@ -507,7 +507,7 @@ def decapsulate(buf: Buffer, pk: Packet, proto: int) -> bool:
     return True
 
 
-@jit
+@hot
 def decode_tcp(buf: Buffer, pk: Packet, g: Scan) -> bool:
     """The TCP header: ports, numbers, flags, window (-1 when not captured) and payload length."""
     l4 = pk.l4

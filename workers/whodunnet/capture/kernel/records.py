@@ -91,7 +91,7 @@ def short(g: Scan, at: int, eof: bool, err: int, a: int, b: int) -> tuple[int, i
     return fail(g, at, err, a, b)
 
 
-@jit
+@hot
 def count_packet(g: Scan, pk: Packet, off: int, caplen: int, wirelen: int, link: int, ts: float, timed: bool) -> None:
     """Put one packet record in ``pk`` and count it."""
     g.frames += 1

@@ -364,7 +364,7 @@ def take_rtt_sample(entries: Rows, g: Scan, p: Side, prow: int, sample: float) -
     p.rtt_max = max(p.rtt_max, sample)
 
 
-@jit
+@hot
 def track_ack(entries: Rows, g: Scan, p: Side, prow: int, ack: int, ts: float) -> int:
     """What this segment acknowledges of the peer's data; returns it relative to the peer's base."""
     a = unwrap((ack - p.seq_base) & M32, p.max_end)
@@ -473,7 +473,7 @@ def fingerprint(pk: Packet) -> int:
     return int(h >> np.uint64(2))
 
 
-@jit
+@hot
 def captured_twice(buf: Buffer, k: Conn, s: Side, pk: Packet, g: Scan) -> bool:
     """Whether this segment is one of this side's recent segments seen again (a capture
     duplicate, see DUP_RING); otherwise it joins them."""
@@ -515,7 +515,7 @@ def track_in_flight(s: Side, p: Side) -> None:
             s.pinned += 1
 
 
-@jit
+@hot
 def track_data(
     k: Conn,
     s: Side,
