@@ -101,7 +101,11 @@ def test_request_latencies_through_a_lossy_router_show_timer_modes_and_failures(
     assert (f.data["failed"], f.data["samples"]) == (failed, 200 - failed)
     assert f.data["failures"][0]["reason"] == "timed out"
     assert {"rto_min_200ms", "syn_timeout_1s"} & set(f.data["matches"]), f.explanation
-    assert set(f.data["matches"]) <= {"rto_min_200ms", "syn_timeout_1s", "syn_linear_2s"} and f.severity == "medium"
+    # What loss on this path can make: a lost segment (200 ms), one lost SYN or SYN-ACK (1 s), two of one
+    # connection (1 + 1 s on Linux >= 6.5, 1 + 2 s before: a run had three requests at 3.3 s). Not the 1 + 2 + 4 s
+    # ladder (past the client's 3 s timeout), Windows' 3 + 6 s, or an application timeout.
+    allowed = {"rto_min_200ms", "syn_timeout_1s", "syn_linear_2s", "syn_timeout_3s"}
+    assert set(f.data["matches"]) <= allowed and f.severity == "medium"
     healthy = tmp_path / "healthy.csv"
     healthy.write_text(
         hostlab.request_latencies(
