@@ -106,5 +106,5 @@ class DatabaseDoor:
                     if not data:
                         return
                     (b if sock is a else a).sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: the outage closed a socket this select was about to watch
             return
