@@ -8,6 +8,7 @@ Skipped (with the reason) only where the lab cannot run: not root, or no ``ip ne
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import time
 from collections.abc import Iterator
@@ -119,6 +120,66 @@ def test_request_response_with_one_percent_loss_shows_retransmissions(lab: NetLa
     assert loss.data["nat"], loss.data
 
 
+def client_pure_acks(pcap: Path, port: int) -> list[tuple[int, int, int, int]]:
+    """(record number, seq, ack, IPv4 identification) of each pure ACK sent to ``port``, read from the
+    capture's bytes (Ethernet, IPv4) without the engine."""
+    data = pcap.read_bytes()
+    out, at, n = [], 24, 0
+    while at + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, at + 8)[0]
+        frame = data[at + 16 : at + 16 + caplen]
+        if struct.unpack_from("!H", frame, 12)[0] == 0x0800:
+            ip = frame[14:]
+            ihl, total, ip_id = (ip[0] & 15) * 4, *struct.unpack_from("!HH", ip, 2)
+            tcp = ip[ihl:]
+            dport, seq, ack, off_flags = struct.unpack_from("!xxHIIH", tcp)
+            payload = total - ihl - (off_flags >> 12) * 4
+            if dport == port and off_flags & 0x1FF == 0x10 and payload == 0:
+                out.append((n, seq, ack, ip_id))
+        at, n = at + 16 + caplen, n + 1
+    return out
+
+
+def without_records(pcap: Path, drop: set[int], to: Path) -> Path:
+    data = pcap.read_bytes()
+    out, at, n = [data[:24]], 24, 0
+    while at + 16 <= len(data):
+        end = at + 16 + struct.unpack_from("<I", data, at + 8)[0]
+        if n not in drop:
+            out.append(data[at:end])
+        at, n = end, n + 1
+    to.write_bytes(b"".join(out))
+    return to
+
+
+def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(lab: NetLab) -> None:
+    lab.delay(5)
+    # The server's data is lost now and then, so the client repeats its ACKs (the same seq and ack).
+    lab.router_rules(f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop")
+    serve(lab, "rr", "7007", "200000")
+    client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
+    client(lab, "rr", SERVER_IP, "7007", "2", "5", "200000")
+    at_client, at_server = client_cap.stop(), server_cap.stop()
+    sent, arrived = client_pure_acks(at_client, 7007), client_pure_acks(at_server, 7007)
+    where = {(seq, ack, ip_id): n for n, seq, ack, ip_id in arrived}
+    copies: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for n, seq, ack, ip_id in sent:
+        if (seq, ack, ip_id) in where:
+            copies.setdefault((seq, ack), []).append((n, where[(seq, ack, ip_id)]))
+    # One ACK sent twice: its first copy never reached the server's capture, its second copy is
+    # missing from the client's (as when the client's capture stops first). Counting copies of
+    # (seq, ack) alone, the two cancel and nothing looks lost.
+    first, second = next(pair for pair in copies.values() if len(pair) >= 2)[:2]
+    lost = without_records(at_server, {first[1]}, lab.workdir / "server-lost-one.pcap")
+    gap = without_records(at_client, {second[0]}, lab.workdir / "client-gap.pcap")
+    result = analyze([gap, lost])
+    (loss,) = [f for f in result.findings if f.kind == "path.loss_between_captures"]
+    seen_only_at_client = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_b"]}
+    seen_only_at_server = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_a"]}
+    assert seen_only_at_client.get(("client", "pure ACK")) == 1, loss.data
+    assert seen_only_at_server.get(("client", "pure ACK")) == 1, loss.data
+
+
 def test_the_lab_is_gone_afterwards(tmp_path: Path) -> None:
     with NetLab(tmp_path) as lab:
         names = list(lab.ns.values())
@@ -146,12 +207,19 @@ def test_offloads_on_one_side_are_no_loss_and_the_nat_is_named(lab: NetLab) -> N
     assert "TSO/GSO/GRO" in cleared.explanation and "10.91.3.1" in cleared.explanation
 
 
-def test_dropped_pure_acks_and_data_are_named_by_type(lab: NetLab) -> None:
+@pytest.mark.parametrize("ids", ["kept", "rewritten"])
+def test_dropped_pure_acks_and_data_are_named_by_type(lab: NetLab, ids: str) -> None:
     lab.delay(5)
-    # The router drops every 20th pure ACK the client sends and every 50th data packet of the server.
+    # The router drops every 20th pure ACK the client sends and every 50th data packet of the server;
+    # a middlebox that renumbers the IPv4 identification of what it forwards leaves the ACKs
+    # matched as copies of (seq, ack).
+    # (Packets pass the forward chain twice, before and after the delay line: renumbered on the second pass.)
+    renumber = f'iifname "{lab.dev["rc"]}t" ip daddr {SERVER_IP} ip id set ip id ^ 0x5a5a'
+    rewrite = [renumber] if ids == "rewritten" else []
     lab.router_rules(
         f"ip daddr {SERVER_IP} tcp flags & (syn | fin | rst) == 0 meta length < 60 numgen inc mod 20 == 7 counter drop",
         f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop",
+        *rewrite,
     )
     serve(lab, "rr", "7006", "200000")
     client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")

@@ -138,8 +138,9 @@ def _overlaps(x: Direction, y: Direction) -> bool:
     return off < x.seq_span and off + y.seq_span > 0 and abs(off) < HALF // 2
 
 
-#: One traced segment: (raw seq, sequence space it covers, TCP flags, raw ack, frame, payload bytes).
-Segment = tuple[int, int, int, int, int, int]
+#: One traced segment: (raw seq, sequence space it covers, TCP flags, raw ack, frame, payload bytes,
+#: IPv4 identification or -1).
+Segment = tuple[int, int, int, int, int, int, int]
 
 
 def _scan_segments(
@@ -151,17 +152,18 @@ def _scan_segments(
     by_side: dict[tuple[int, int], list[Segment]] = {}
     kept = [0]
     partial = [False]
-    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload")
+    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload", "ip_id")
 
     def on_rows(rows: Any) -> None:
-        for i, d, frame, seq, length, kind, flags, ack, payload in zip(*(rows[n].tolist() for n in names), strict=True):
+        columns = zip(*(rows[n].tolist() for n in names), strict=True)
+        for i, d, frame, seq, length, kind, flags, ack, payload, ip_id in columns:
             if kind == SEG_RESET or flags & TH_RST:
                 continue
             if kept[0] >= MAX_SEGMENT_KEYS:
                 partial[0] = True
                 continue
             kept[0] += 1
-            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload))
+            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload, ip_id))
 
     if isinstance(file, str):
         state, error = trace(file, set(wanted), on_rows, limits=limits)
@@ -245,7 +247,7 @@ def _missing_space(
     starts = sorted(mine, key=lambda t: t[0])
     for a, b, extra in _excess(mine, theirs):
         covering = [seg for s0, s1, seg in starts if s0 < b and s1 > a]
-        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0)
+        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0, -1)
         kind = segment_type(seg[2], seg[5])
         if kind in ("SYN", "SYN-ACK") and a > min(s0 for s0, _, _ in starts):
             kind = "data"
@@ -258,19 +260,37 @@ def _missing_space(
 def _missing_acks(
     sender: str, mine: Sequence[Segment], theirs: Sequence[Segment], ack_base: int, ack_lo: int, ack_hi: int
 ) -> list[MissingSegment]:
-    """Pure ACKs this side saw more often than the other, among those acking the range both cover."""
+    """Pure ACKs this side saw more often than the other, among those acking the range both cover.
 
-    def acks(segs: Sequence[Segment]) -> Counter[tuple[int, int]]:
-        c: Counter[tuple[int, int]] = Counter()
-        for seq, length, flags, ack, _, payload in segs:
+    Copies of one ACK are told apart by their IPv4 identification, which the sender numbers per
+    packet and address translation keeps: a repeated ACK (the same seq and ack, sent again for a
+    resent FIN) that only one capture holds must not cancel an earlier copy the other lost. Where
+    the identifications do not correspond (IPv6, a sender that leaves them 0, a middlebox that
+    rewrites them), the ACKs are matched by (seq, ack) alone, as copies.
+    """
+
+    def acks(segs: Sequence[Segment]) -> Counter[tuple[int, int, int]]:
+        c: Counter[tuple[int, int, int]] = Counter()
+        for seq, length, flags, ack, _, payload, ip_id in segs:
             if length == 0 and payload == 0 and flags & TH_ACK and not flags & (TH_SYN | TH_FIN):
                 rel = (ack - ack_base) & M32
                 if ack_lo < rel <= ack_hi:
-                    c[(seq, ack)] += 1
+                    c[(seq, ack, ip_id)] += 1
         return c
 
+    def without_id(c: Counter[tuple[int, int, int]]) -> Counter[tuple[int, int, int]]:
+        out: Counter[tuple[int, int, int]] = Counter()
+        for (seq, ack, _), k in c.items():
+            out[(seq, ack, -1)] += k
+        return out
+
     ours, other = acks(mine), acks(theirs)
-    frames = {(seg[0], seg[3]): seg[4] for seg in mine}
+    loose_ours, loose_other = without_id(ours), without_id(other)
+    if sum((ours & other).values()) < 0.9 * sum((loose_ours & loose_other).values()):
+        ours, other = loose_ours, loose_other
+    frames: dict[tuple[int, int, int], int] = {}
+    for seg in mine:
+        frames[(seg[0], seg[3], seg[6])] = frames[(seg[0], seg[3], -1)] = seg[4]
     out = []
     for key, k in ours.items():
         extra = k - other.get(key, 0)
