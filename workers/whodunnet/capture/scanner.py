@@ -233,8 +233,23 @@ class Columns:
             src = rows.view(np.uint8).reshape(len(rows), -1)
             whole = rows.dtype.itemsize % 8 == 0  # else every field is copied by bytes
             words = rows.view(np.uint64).reshape(len(rows), -1) if whole else np.zeros((len(rows), 0), np.uint64)
-            gather_columns(src, words, at, data, data.view(np.uint64), np.array(runs).reshape(-1, 3))
+            plan = _gather_plan(np.array(runs, np.int64).reshape(-1, 3), whole)
+            gather_columns(src, words, at, data, data.view(np.uint64), *plan)
         return out
+
+
+def _gather_plan(runs: Any, whole: bool) -> tuple[Any, ...]:
+    """``gather_columns``'s plan for fields ``runs`` (source byte, first destination byte, bytes per row): a field of
+    whole words on a word boundary (columns start on one) as one entry per word, the others one per byte."""
+    s, d, n = runs.T
+    by_word = (n % 8 == 0) & (s % 8 == 0) & whole
+
+    def each(first_src: Any, first_dst: Any, count: Any, step: Any) -> tuple[Any, Any, Any]:
+        k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        return np.repeat(first_src, count) + k, np.repeat(first_dst, count) + k, np.repeat(step, count)
+
+    w, b = by_word, ~by_word
+    return (*each(s[w] // 8, d[w] // 8, n[w] // 8, n[w] // 8), *each(s[b], d[b], n[b], n[b]))
 
 
 def _by_sketch_then_value(sketch: Any, value: Any) -> Any:
