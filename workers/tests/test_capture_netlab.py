@@ -11,7 +11,7 @@ import re
 import struct
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -140,26 +140,33 @@ def client_pure_acks(pcap: Path, port: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def without_records(pcap: Path, drop: set[int], to: Path) -> Path:
+def rewritten(pcap: Path, keep: Callable[[int, float], bool], to: Path) -> Path:
+    """A copy of the capture with the records ``keep(record number, time)`` accepts."""
     data = pcap.read_bytes()
     out, at, n = [data[:24]], 24, 0
     while at + 16 <= len(data):
-        end = at + 16 + struct.unpack_from("<I", data, at + 8)[0]
-        if n not in drop:
-            out.append(data[at:end])
-        at, n = end, n + 1
+        sec, usec, caplen = struct.unpack_from("<III", data, at)
+        if keep(n, sec + usec / 1e6):
+            out.append(data[at : at + 16 + caplen])
+        at, n = at + 16 + caplen, n + 1
     to.write_bytes(b"".join(out))
     return to
 
 
-def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(lab: NetLab) -> None:
+def request_response(lab: NetLab, rule: str, port: str, connections: str, requests: str) -> tuple[Path, Path]:
+    """200 kB answers over a 10 ms round trip, ``rule`` on the router: the client's and the server's captures."""
     lab.delay(5)
-    # The server's data is lost now and then, so the client repeats its ACKs (the same seq and ack).
-    lab.router_rules(f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop")
-    serve(lab, "rr", "7007", "200000")
+    lab.router_rules(rule)
+    serve(lab, "rr", port, "200000")
     client_cap, server_cap = lab.capture("c", "client.pcap"), lab.capture("s", "server.pcap")
-    client(lab, "rr", SERVER_IP, "7007", "2", "5", "200000")
-    at_client, at_server = client_cap.stop(), server_cap.stop()
+    client(lab, "rr", SERVER_IP, port, connections, requests, "200000")
+    return client_cap.stop(), server_cap.stop()
+
+
+def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(lab: NetLab) -> None:
+    # The server's data is lost now and then, so the client repeats its ACKs (the same seq and ack).
+    rule = f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop"
+    at_client, at_server = request_response(lab, rule, "7007", "2", "5")
     sent, arrived = client_pure_acks(at_client, 7007), client_pure_acks(at_server, 7007)
     where = {(seq, ack, ip_id): n for n, seq, ack, ip_id in arrived}
     copies: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -170,14 +177,37 @@ def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(la
     # missing from the client's (as when the client's capture stops first). Counting copies of
     # (seq, ack) alone, the two cancel and nothing looks lost.
     first, second = next(pair for pair in copies.values() if len(pair) >= 2)[:2]
-    lost = without_records(at_server, {first[1]}, lab.workdir / "server-lost-one.pcap")
-    gap = without_records(at_client, {second[0]}, lab.workdir / "client-gap.pcap")
+    lost = rewritten(at_server, lambda n, _: n != first[1], lab.workdir / "server-lost-one.pcap")
+    gap = rewritten(at_client, lambda n, _: n != second[0], lab.workdir / "client-gap.pcap")
     result = analyze([gap, lost])
     (loss,) = [f for f in result.findings if f.kind == "path.loss_between_captures"]
     seen_only_at_client = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_b"]}
     seen_only_at_server = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_a"]}
     assert seen_only_at_client.get(("client", "pure ACK")) == 1, loss.data
     assert seen_only_at_server.get(("client", "pure ACK")) == 1, loss.data
+
+
+def test_a_resend_after_one_capture_stopped_is_not_counted_lost(lab: NetLab) -> None:
+    # One data packet of the server's is dropped, once: the server resends it (fast retransmission).
+    rule = f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 1000000 == 100 counter drop"
+    at_client, at_server = request_response(lab, rule, "7009", "1", "3")
+    (dropped,) = [int(n) for n in re.findall(r"counter packets (\d+)", lab.nft_output("r", "list table inet lab"))]
+    sent = subprocess.run(
+        ["tshark", "-r", str(at_server), "-Y", f"ip.src == {SERVER_IP} && tcp.len > 0", "-T", "fields",
+         "-e", "tcp.seq_raw", "-e", "frame.time_epoch"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    seqs = [line.split()[0] for line in sent]
+    resent = [line.split()[1] for n, line in enumerate(sent) if line.split()[0] in seqs[:n]]
+    assert dropped == 1 and len(resent) == 1, (dropped, resent)
+    # The client's capture stops 1 ms after the server resent the packet, 4 ms before the resend arrives (or
+    # 20 ms after, when it has arrived): either way one copy was lost between the captures, the original.
+    for after in (0.001, 0.020):
+        until = float(resent[0]) + after  # the capture as if it had stopped then
+        cut = rewritten(at_client, lambda _, t, until=until: t <= until, lab.workdir / f"client-{after}.pcap")
+        (loss,) = [f for f in analyze([cut, at_server]).findings if f.kind == "path.loss_between_captures"]
+        seen_only_at_server = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_a"]}
+        assert seen_only_at_server == {("server", "data"): dropped}, (after, loss.data)
 
 
 def test_the_lab_is_gone_afterwards(tmp_path: Path) -> None:

@@ -139,31 +139,34 @@ def _overlaps(x: Direction, y: Direction) -> bool:
 
 
 #: One traced segment: (raw seq, sequence space it covers, TCP flags, raw ack, frame, payload bytes,
-#: IPv4 identification or -1).
-Segment = tuple[int, int, int, int, int, int, int]
+#: IPv4 identification or -1, time).
+Segment = tuple[int, int, int, int, int, int, int, float]
+#: A capture's first and last packet time (its own clock), None when it holds none.
+Span = tuple[float, float] | None
 
 
 def _scan_segments(
     file: str | Source, wanted: dict[int, Connection], limits: Limits
-) -> tuple[dict[tuple[int, str], list[Segment]], bool]:
-    """Per (connection id, sender role): every segment of the connection but RSTs, in capture order."""
+) -> tuple[dict[tuple[int, str], list[Segment]], bool, Span]:
+    """Per (connection id, sender role): every segment of the connection but RSTs, in capture order; whether the
+    reading stopped early; and the capture's span (first and last packet of any kind)."""
     from whodunnet.capture.scanner import trace
 
     by_side: dict[tuple[int, int], list[Segment]] = {}
     kept = [0]
     partial = [False]
-    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload", "ip_id")
+    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload", "ip_id", "ts")
 
     def on_rows(rows: Any) -> None:
         columns = zip(*(rows[n].tolist() for n in names), strict=True)
-        for i, d, frame, seq, length, kind, flags, ack, payload, ip_id in columns:
+        for i, d, frame, seq, length, kind, flags, ack, payload, ip_id, ts in columns:
             if kind == SEG_RESET or flags & TH_RST:
                 continue
             if kept[0] >= MAX_SEGMENT_KEYS:
                 partial[0] = True
                 continue
             kept[0] += 1
-            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload, ip_id))
+            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload, ip_id, ts))
 
     if isinstance(file, str):
         state, error = trace(file, set(wanted), on_rows, limits=limits)
@@ -176,7 +179,57 @@ def _scan_segments(
     def role(i: int, d: int) -> str:
         return "client" if d == client[i] else "server"
 
-    return {(i, role(i, d)): segs for (i, d), segs in by_side.items()}, partial[0] or error is not None
+    g = state.g
+    span = (float(g.tmin), float(g.tmax)) if g.tmin <= g.tmax else None
+    return {(i, role(i, d)): segs for (i, d), segs in by_side.items()}, partial[0] or error is not None, span
+
+
+def _while_both_ran(
+    mine: Sequence[Segment], theirs: Sequence[Segment], my_span: Span, their_span: Span
+) -> tuple[list[Segment], list[Segment]]:
+    """The segments of one direction that are compared: every copy both captures hold, and a copy one capture lacks
+    only when that capture was surely running as it passed.
+
+    The two captures keep different clocks and the segments take time between them; the copies both hold (one
+    segment, the same seq, length, flags, ack and IPv4 identification, in each) give the shift from one clock to
+    the other (the median) and its spread (the largest departure from it). A copy only one capture holds is kept
+    when, shifted, it falls inside the other capture's span with that spread to spare: else the other capture may
+    not have been running when it passed (sent before it started, or after it stopped, or on its way at either
+    end), and its absence there is not a loss. A retransmission or a resent FIN after one capture stopped, and the
+    last pure ACKs, were otherwise counted lost. Without a copy in common, nothing is left out.
+    """
+
+    def key(s: Segment) -> tuple[int, ...]:
+        return (s[0], s[1], s[2], s[3], s[6])
+
+    count_mine, count_theirs = Counter(map(key, mine)), Counter(map(key, theirs))
+    if my_span is None or their_span is None:
+        return list(mine), list(theirs)
+    first: dict[tuple[int, ...], float] = {}
+    for s in mine:
+        if count_mine[key(s)] == 1:
+            first[key(s)] = s[7]
+    shifts = sorted(s[7] - first[key(s)] for s in theirs if key(s) in first and count_theirs[key(s)] == 1)
+    if not shifts:
+        return list(mine), list(theirs)
+    shift = shifts[len(shifts) // 2]
+    spread = max(abs(x - shift) for x in shifts) + 1e-6
+
+    def compared(segs: Sequence[Segment], other: Counter[tuple[int, ...]], lo: float, hi: float) -> list[Segment]:
+        """Copies the other capture holds as many of (the first ones), and the rest when ``lo <= time <= hi``."""
+        seen: Counter[tuple[int, ...]] = Counter()
+        out = []
+        for s in segs:
+            k = key(s)
+            seen[k] += 1
+            if seen[k] <= other[k] or lo <= s[7] <= hi:
+                out.append(s)
+        return out
+
+    (my_first, my_last), (their_first, their_last) = my_span, their_span
+    kept_mine = compared(mine, count_theirs, their_first + spread - shift, their_last - spread - shift)
+    kept_theirs = compared(theirs, count_mine, my_first + spread + shift, my_last - spread + shift)
+    return kept_mine, kept_theirs
 
 
 def segment_type(flags: int, payload: int) -> str:
@@ -247,7 +300,7 @@ def _missing_space(
     starts = sorted(mine, key=lambda t: t[0])
     for a, b, extra in _excess(mine, theirs):
         covering = [seg for s0, s1, seg in starts if s0 < b and s1 > a]
-        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0, -1)
+        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0, -1, 0.0)
         kind = segment_type(seg[2], seg[5])
         if kind in ("SYN", "SYN-ACK") and a > min(s0 for s0, _, _ in starts):
             kind = "data"
@@ -271,7 +324,7 @@ def _missing_acks(
 
     def acks(segs: Sequence[Segment]) -> Counter[tuple[int, int, int]]:
         c: Counter[tuple[int, int, int]] = Counter()
-        for seq, length, flags, ack, _, payload, ip_id in segs:
+        for seq, length, flags, ack, _, payload, ip_id, _ in segs:
             if length == 0 and payload == 0 and flags & TH_ACK and not flags & (TH_SYN | TH_FIN):
                 rel = (ack - ack_base) & M32
                 if ack_lo < rel <= ack_hi:
@@ -313,8 +366,8 @@ def compare_pair(
     The captures are read from ``files`` (a path or a ``Source`` each) when given, else from the results' paths."""
     fa, fb = files if files is not None else (ea.path, eb.path)
     pairs = match_connections(ea.connections, eb.connections)
-    ca, pa = _scan_segments(fa, {x.id: x for x, _, _ in pairs}, limits)
-    cb, pb = _scan_segments(fb, {y.id: y for _, y, _ in pairs}, limits)
+    ca, pa, span_a = _scan_segments(fa, {x.id: x for x, _, _ in pairs}, limits)
+    cb, pb, span_b = _scan_segments(fb, {y.id: y for _, y, _ in pairs}, limits)
     matched = []
     nat: dict[tuple[str, str, str, str], None] = {}
     for x, y, how in pairs:
@@ -328,14 +381,15 @@ def compare_pair(
             px, py = (x.s2c, y.s2c) if role == "client" else (x.c2s, y.c2s)
             base, lo, hi = _window(dx, dy)
             ack_base, ack_lo, ack_hi = _window(px, py)
-            sa, sb = ca.get((x.id, role), []), cb.get((y.id, role), [])
+            all_a, all_b = ca.get((x.id, role), []), cb.get((y.id, role), [])
+            sa, sb = _while_both_ran(all_a, all_b, span_a, span_b)
             ia_, ib_ = _intervals(sa, base, lo, hi), _intervals(sb, base, lo, hi)
             compared += max(len(ia_), len(ib_))
             count[0] += len(ia_)
             count[1] += len(ib_)
             covered += max(0, hi - lo)
-            largest[0] = max([largest[0], *(seg[5] for seg in sa)])
-            largest[1] = max([largest[1], *(seg[5] for seg in sb)])
+            largest[0] = max([largest[0], *(seg[5] for seg in all_a)])
+            largest[1] = max([largest[1], *(seg[5] for seg in all_b)])
             gone_a += _missing_space(role, ia_, ib_) + _missing_acks(role, sa, sb, ack_base, ack_lo, ack_hi)
             gone_b += _missing_space(role, ib_, ia_) + _missing_acks(role, sb, sa, ack_base, ack_lo, ack_hi)
         if (x.client, x.server) != (y.client, y.server):
