@@ -399,7 +399,7 @@ class CaptureState:
         side, finished_side = Columns.of(self.sides, side_rows, (WORKING_SIDE, ""), (FINISHED_SIDE, "q"))
         self.keys.spill_at[ids] = self.spill.put(conn, side, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self._keep(ids, *self.finish(rows, (finished_conn, finished_side)))
+        self._keep(ids, *self._finish(rows, (finished_conn, finished_side)))
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -467,6 +467,14 @@ class CaptureState:
         """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
         rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out);
         their sketch runs are closed into the map (which changes working state only)."""
+        conns, sides, quantiles_of = self._finish(rows, finished)
+        sides["q"] = quantiles_of()
+        return conns, sides
+
+    def _finish(
+        self, rows: Any, finished: tuple[Columns, Columns] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any], Callable[[], Any]]:
+        """``finish``, but for the quantiles (``q``): the function that works them out, from copies, on any thread."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         if finished is None:
@@ -477,22 +485,23 @@ class CaptureState:
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        conns, sides = finished[0].columns, finished[1].columns
-        sides["q"] = self._quantiles(self.conns.cid[rows], side_rows).reshape(len(side_rows), 2, N_QUANTILES)
-        return conns, sides
+        return finished[0].columns, finished[1].columns, self._quantiles(self.conns.cid[rows], side_rows)
 
-    def _keep(self, ids: Any, conns: Any, sides: Any) -> None:
-        """Store the finished rows of connections ``ids`` (``finish``'s, columns of their own): by a thread of its
-        own while the kernel scans on, one batch at a time. numpy lets go of the GIL while it casts and scatters, so
-        the stores fill on the second core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one
-        core, and the second was mostly idle). ``_kept`` waits for it: before the stores are read."""
+    def _keep(self, ids: Any, conns: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
+        """Store the finished rows of connections ``ids`` (``_finish``'s, columns of their own, and their quantiles
+        from ``quantiles_of``): by a thread of its own while the kernel scans on, one batch at a time. numpy lets go
+        of the GIL while it sorts, casts and scatters, and the kernel's quantiles do too, so this runs on the second
+        core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one core, the quantiles' sort and
+        count 0.4-0.5 s, and the second core was mostly idle). ``_kept`` waits for it: before the stores are
+        read."""
         self._kept()
         if self._keeper is None:
             self._keeper = ThreadPoolExecutor(1, thread_name_prefix="whodunnet-keep")
         side_ids = (2 * ids[:, None] + np.arange(2)).reshape(-1)
-        self._keeping = self._keeper.submit(self._put, ids, conns, side_ids, sides)
+        self._keeping = self._keeper.submit(self._put, ids, conns, side_ids, sides, quantiles_of)
 
-    def _put(self, ids: Any, conns: Any, side_ids: Any, sides: Any) -> None:
+    def _put(self, ids: Any, conns: Any, side_ids: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
+        sides["q"] = quantiles_of()
         self.done_conns.put(ids, conns)
         self.done_sides.put(side_ids, sides)
 
@@ -502,9 +511,10 @@ class CaptureState:
             keeping, self._keeping = self._keeping, None
             keeping.result()
 
-    def _quantiles(self, ids: Any, side_rows: Any) -> Any:
-        """``[(i * 2 + side) * 2 + which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
-        side ``side`` of connection ``ids[i]`` (-1: empty)."""
+    def _quantiles(self, ids: Any, side_rows: Any) -> Callable[[], Any]:
+        """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
+        side ``side`` of connection ``ids[i]`` (-1: empty). The map's entries of those connections are copied out
+        here; the sort and the count are the function's, which reads nothing else (it may run on another thread)."""
         order = np.argsort(ids)
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -513,11 +523,16 @@ class CaptureState:
         mine = at >= 0
         local = (order[at[mine]] << 2) | (sketch[mine] & 3)
         value, count = e.value[used][mine], e.count[used][mine]
-        by = _by_sketch_then_value(local, value)
-        out = np.full((4 * len(ids), N_QUANTILES), -1, np.int64)
         folded = self.sides.folded[side_rows].reshape(-1)
-        quantiles(local[by], value[by], count[by], folded, np.array(QUANTILES), out)
-        return out
+        n = len(ids)
+
+        def work() -> Any:
+            by = _by_sketch_then_value(local, value)
+            out = np.full((4 * n, N_QUANTILES), -1, np.int64)
+            quantiles(local[by], value[by], count[by], folded, np.array(QUANTILES), out)
+            return out.reshape(2 * n, 2, N_QUANTILES)
+
+        return work
 
     def table(self) -> tuple[Finished, Finished]:
         """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
@@ -526,7 +541,7 @@ class CaptureState:
         by side row."""
         if self._table is None:
             rows = self.open_rows()
-            self._keep(self.conns.cid[rows], *self.finish(rows))
+            self._keep(self.conns.cid[rows], *self._finish(rows))
             self._kept()
             n = self.n
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
