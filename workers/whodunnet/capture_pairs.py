@@ -202,9 +202,9 @@ def _while_both_ran(
     def key(s: Segment) -> tuple[int, ...]:
         return (s[0], s[1], s[2], s[3], s[6])
 
-    count_mine, count_theirs = Counter(map(key, mine)), Counter(map(key, theirs))
     if my_span is None or their_span is None:
         return list(mine), list(theirs)
+    count_mine, count_theirs = Counter(map(key, mine)), Counter(map(key, theirs))
     first: dict[tuple[int, ...], float] = {}
     for s in mine:
         if count_mine[key(s)] == 1:

@@ -92,6 +92,36 @@ QUANTILES = (0.5, 0.99)
 assert len(QUANTILES) == N_QUANTILES
 
 
+class InTurn:
+    """A thread of its own that does one job at a time while the kernel scans on (the spill's writing, the finished
+    stores' filling): ``submit`` first waits for the job before, ``wait`` for the one on its way (a job's error is
+    raised by the next wait), ``close`` ends the thread."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._pool: ThreadPoolExecutor | None = None
+        self._job: Future[None] | None = None
+
+    def submit(self, job: Callable[..., None], *args: Any) -> None:
+        self.wait()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix=self._name)
+        self._job = self._pool.submit(job, *args)
+
+    def wait(self) -> None:
+        if self._job is not None:
+            job, self._job = self._job, None
+            job.result()
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+
 class Spill:
     """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
     ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file, read back when a
@@ -107,25 +137,22 @@ class Spill:
         # Open as long as the state is (``CaptureState.close``), not one block's worth.
         self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-")  # noqa: SIM115
         self._fd = self._file.fileno()
-        #: (where, deflated bytes) of each batch; set by the writing thread, read after ``_wait``.
+        #: (where, deflated bytes) of each batch; set by the writing thread, read after it is done.
         self._at: list[tuple[int, int]] = []
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
-        self._writer: ThreadPoolExecutor | None = None
-        self._writing: Future[None] | None = None
+        self._writer = InTurn("whodunnet-spill")
 
     def put(self, conns: Columns, sides: Columns, entries: Any, starts: Any) -> int:
         """Write one batch (the working state of ``n`` connections, and of their ``2 n`` sides, as columns;
         ``starts``: where each connection's entries begin, and the end); its number."""
-        self._wait()
+        self._writer.wait()  # the batch before is written: it set ``_end``
         head = np.array([len(starts) - 1, len(entries)], np.int64)
         batch = (head, np.asarray(starts, np.int64), conns.data, sides.data, entries)
         # Fresh arrays, the writing thread's own: nothing changes them while it writes.
         parts = [np.ascontiguousarray(part).view(np.uint8) for part in batch]
-        if self._writer is None:
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix="whodunnet-spill")
         self._at.append((self._end, 0))
-        self._writing = self._writer.submit(self._write, parts, len(self._at) - 1)
+        self._writer.submit(self._write, parts, len(self._at) - 1)
         return len(self._at) - 1
 
     def _write(self, parts: list[Any], batch: int) -> None:
@@ -139,12 +166,6 @@ class Spill:
         self._at[batch] = (start, at - start)
         self._end = at
 
-    def _wait(self) -> None:
-        """Until the batch on its way is written (its error, a full disk, raised here)."""
-        if self._writing is not None:
-            writing, self._writing = self._writing, None
-            writing.result()
-
     def _read(self, batch: int) -> bytes:
         at, n = self._at[batch]
         data = os.pread(self._fd, n, at)
@@ -155,7 +176,7 @@ class Spill:
     def get(self, batch: int, i: int) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
         """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
         if self._last[0] != batch:
-            self._wait()
+            self._writer.wait()  # the batch on its way may be this one (its error, a full disk, raised here)
             # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
             data = np.frombuffer(bytearray(self._read(batch)), np.uint8)
             n, m = data[:16].view(np.int64).tolist()
@@ -173,10 +194,8 @@ class Spill:
 
     def close(self) -> None:
         try:
-            self._wait()
+            self._writer.close()
         finally:
-            if self._writer is not None:
-                self._writer.shutdown(wait=True)
             self._file.close()
 
 
@@ -295,9 +314,8 @@ class CaptureState:
         self.spill: Spill | None = None
         #: Finished rows of retired connections by id (FINISHED_CONN), and of their sides by side row.
         self.done_conns, self.done_sides = FinishedStore(FINISHED_CONN), FinishedStore(FINISHED_SIDE)
-        #: The thread that puts finished rows into those stores (``_keep``), and the batch on its way.
-        self._keeper: ThreadPoolExecutor | None = None
-        self._keeping: Future[None] | None = None
+        #: The thread that puts finished rows into those stores (``_keep``); waited for before they are read.
+        self._keeper = InTurn("whodunnet-keep")
         self._table: tuple[Finished, Finished] | None = None
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
@@ -399,7 +417,7 @@ class CaptureState:
         side, finished_side = Columns.of(self.sides, side_rows, (WORKING_SIDE, ""), (FINISHED_SIDE, "q"))
         self.keys.spill_at[ids] = self.spill.put(conn, side, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self._keep(ids, *self._finish(rows, (finished_conn, finished_side)))
+        self._keep(ids, *self.finish(rows, (finished_conn, finished_side)))
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -434,7 +452,7 @@ class CaptureState:
         assert self.spill is not None
         batch, i = int(self.keys.spill_at[c]), int(self.keys.spill_i[c])
         conn, sides, entries = self.spill.get(batch, i)
-        self._kept()
+        self._keeper.wait()
         if g.n_free:
             g.n_free -= 1
             r = int(self.free[int(g.n_free)])
@@ -463,18 +481,11 @@ class CaptureState:
 
     def finish(
         self, rows: Any, finished: tuple[Columns, Columns] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
-        rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out);
-        their sketch runs are closed into the map (which changes working state only)."""
-        conns, sides, quantiles_of = self._finish(rows, finished)
-        sides["q"] = quantiles_of()
-        return conns, sides
-
-    def _finish(
-        self, rows: Any, finished: tuple[Columns, Columns] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any], Callable[[], Any]]:
-        """``finish``, but for the quantiles (``q``): the function that works them out, from copies, on any thread."""
+        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
+        rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out),
+        but for the sides' quantiles (``q``): the function that works them out, from copies, on any thread. Their
+        sketch runs are closed into the map (which changes working state only)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         if finished is None:
@@ -488,28 +499,18 @@ class CaptureState:
         return finished[0].columns, finished[1].columns, self._quantiles(self.conns.cid[rows], side_rows)
 
     def _keep(self, ids: Any, conns: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
-        """Store the finished rows of connections ``ids`` (``_finish``'s, columns of their own, and their quantiles
+        """Store the finished rows of connections ``ids`` (``finish``'s, columns of their own, and their quantiles
         from ``quantiles_of``): by a thread of its own while the kernel scans on, one batch at a time. numpy lets go
         of the GIL while it sorts, casts and scatters, and the kernel's quantiles do too, so this runs on the second
         core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one core, the quantiles' sort and
-        count 0.4-0.5 s, and the second core was mostly idle). ``_kept`` waits for it: before the stores are
-        read."""
-        self._kept()
-        if self._keeper is None:
-            self._keeper = ThreadPoolExecutor(1, thread_name_prefix="whodunnet-keep")
+        count 0.4-0.5 s, and the second core was mostly idle)."""
         side_ids = (2 * ids[:, None] + np.arange(2)).reshape(-1)
-        self._keeping = self._keeper.submit(self._put, ids, conns, side_ids, sides, quantiles_of)
+        self._keeper.submit(self._put, ids, conns, side_ids, sides, quantiles_of)
 
     def _put(self, ids: Any, conns: Any, side_ids: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
         sides["q"] = quantiles_of()
         self.done_conns.put(ids, conns)
         self.done_sides.put(side_ids, sides)
-
-    def _kept(self) -> None:
-        """Until the finished rows on their way are stored (their error, if any, raised here)."""
-        if self._keeping is not None:
-            keeping, self._keeping = self._keeping, None
-            keeping.result()
 
     def _quantiles(self, ids: Any, side_rows: Any) -> Callable[[], Any]:
         """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
@@ -541,8 +542,8 @@ class CaptureState:
         by side row."""
         if self._table is None:
             rows = self.open_rows()
-            self._keep(self.conns.cid[rows], *self._finish(rows))
-            self._kept()
+            self._keep(self.conns.cid[rows], *self.finish(rows))
+            self._keeper.wait()
             n = self.n
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
             self.close()
@@ -558,11 +559,8 @@ class CaptureState:
     def close(self) -> None:
         """Drop the spill file; end the thread that fills the finished stores."""
         try:
-            self._kept()
+            self._keeper.close()
         finally:
-            if self._keeper is not None:
-                self._keeper.shutdown(wait=True)
-                self._keeper = None
             if self.spill is not None:
                 self.spill.close()
                 self.spill = None
