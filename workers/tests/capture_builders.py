@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 
 def tcp_segment(sport: int, dport: int, *, seq: int = 1000, flags: int = 0x02, payload: bytes = b"") -> bytes:
@@ -88,3 +89,15 @@ def pcapng_spb(frame: bytes, *, endian: str = "<") -> bytes:
 
 def pcapng_block(btype: int, body: bytes, *, endian: str = "<") -> bytes:
     return _block(endian, btype, body)
+
+
+def pcap_records(data: bytes) -> Iterator[tuple[int, int]]:
+    """(offset, caplen) of each complete record of a pcap, walked here independently of the engine."""
+    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    pos = 24
+    while pos + 16 <= len(data):
+        caplen = struct.unpack_from(endian + "I", data, pos + 8)[0]
+        if pos + 16 + caplen > len(data):
+            return
+        yield pos, caplen
+        pos += 16 + caplen

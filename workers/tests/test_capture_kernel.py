@@ -18,25 +18,23 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from capture_builders import ethernet, ipv4, pcap, pcapng_block, pcapng_epb, pcapng_idb, pcapng_shb, pcapng_spb
+from capture_builders import (
+    ethernet,
+    ipv4,
+    pcap,
+    pcap_records,
+    pcapng_block,
+    pcapng_epb,
+    pcapng_idb,
+    pcapng_shb,
+    pcapng_spb,
+)
 from capture_results import Result, results, without_jit
 from capture_testdata import CAPTURES
 
 #: Without the JIT the kernel takes ~0.5 ms a packet: the largest capture is cut to its start.
 NO_JIT_MAX_RECORDS = 3000
 ALL = sorted(p.name for p in CAPTURES.iterdir() if p.is_file() and not p.name.endswith(".md"))
-
-
-def pcap_records(data: bytes) -> Iterator[tuple[int, int]]:
-    """(offset, caplen) of each complete record of a pcap, walked here independently."""
-    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    pos = 24
-    while pos + 16 <= len(data):
-        caplen = struct.unpack_from(endian + "I", data, pos + 8)[0]
-        if pos + 16 + caplen > len(data):
-            return
-        yield pos, caplen
-        pos += 16 + caplen
 
 
 def first_records(data: bytes, n: int) -> bytes:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from capture_builders import pcap_records
 from netlab import SERVER_IP, NetLab, client, lab_unavailable, serve
 
 from whodunnet.engine import analyze
@@ -59,11 +60,7 @@ def test_dropped_syn_acks_are_found_on_both_sides(lab: NetLab) -> None:
     assert at_server["tcp.synack_retransmit"].data["connections"] == 4
     # The client sends its SYN again only where its 1 s timer beats the server's re-sent SYN-ACK (both wait
     # about 1 s): tshark's count of connections with more than one SYN in the client's capture is the truth.
-    syns = subprocess.run(
-        ["tshark", "-r", str(at_client_pcap), "-Y", "tcp.flags.syn == 1 && tcp.flags.ack == 0", "-T", "fields",
-         "-e", "tcp.stream"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
+    syns = [row[0] for row in tshark_fields(at_client_pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 0", "tcp.stream")]
     resent = sum(1 for stream in set(syns) if syns.count(stream) > 1)
     found = at_client["tcp.syn_retransmit"].data["connections"] if "tcp.syn_retransmit" in at_client else 0
     assert found == resent
@@ -120,35 +117,22 @@ def test_request_response_with_one_percent_loss_shows_retransmissions(lab: NetLa
     assert loss.data["nat"], loss.data
 
 
-def client_pure_acks(pcap: Path, port: int) -> list[tuple[int, int, int, int]]:
-    """(record number, seq, ack, IPv4 identification) of each pure ACK sent to ``port``, read from the
-    capture's bytes (Ethernet, IPv4) without the engine."""
-    data = pcap.read_bytes()
-    out, at, n = [], 24, 0
-    while at + 16 <= len(data):
-        caplen = struct.unpack_from("<I", data, at + 8)[0]
-        frame = data[at + 16 : at + 16 + caplen]
-        if struct.unpack_from("!H", frame, 12)[0] == 0x0800:
-            ip = frame[14:]
-            ihl, total, ip_id = (ip[0] & 15) * 4, *struct.unpack_from("!HH", ip, 2)
-            tcp = ip[ihl:]
-            dport, seq, ack, off_flags = struct.unpack_from("!xxHIIH", tcp)
-            payload = total - ihl - (off_flags >> 12) * 4
-            if dport == port and off_flags & 0x1FF == 0x10 and payload == 0:
-                out.append((n, seq, ack, ip_id))
-        at, n = at + 16 + caplen, n + 1
-    return out
+def tshark_fields(pcap: Path, where: str, *names: str) -> list[list[str]]:
+    """``names`` of each packet of the capture that ``where`` (a display filter) takes, as tshark reads them."""
+    fields = [arg for name in names for arg in ("-e", name)]
+    out = subprocess.run(["tshark", "-r", str(pcap), "-Y", where, "-T", "fields", *fields],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    return [line.split("\t") for line in out.splitlines()]
 
 
 def rewritten(pcap: Path, keep: Callable[[int, float], bool], to: Path) -> Path:
-    """A copy of the capture with the records ``keep(record number, time)`` accepts."""
+    """A copy of the capture with the records ``keep(record number from 0, time)`` accepts."""
     data = pcap.read_bytes()
-    out, at, n = [data[:24]], 24, 0
-    while at + 16 <= len(data):
-        sec, usec, caplen = struct.unpack_from("<III", data, at)
+    out = [data[:24]]
+    for n, (at, caplen) in enumerate(pcap_records(data)):
+        sec, usec = struct.unpack_from("<II", data, at)
         if keep(n, sec + usec / 1e6):
             out.append(data[at : at + 16 + caplen])
-        at, n = at + 16 + caplen, n + 1
     to.write_bytes(b"".join(out))
     return to
 
@@ -167,12 +151,14 @@ def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(la
     # The server's data is lost now and then, so the client repeats its ACKs (the same seq and ack).
     rule = f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 50 == 25 counter drop"
     at_client, at_server = request_response(lab, rule, "7007", "2", "5")
-    sent, arrived = client_pure_acks(at_client, 7007), client_pure_acks(at_server, 7007)
-    where = {(seq, ack, ip_id): n for n, seq, ack, ip_id in arrived}
-    copies: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for n, seq, ack, ip_id in sent:
+    pure_acks = "tcp.dstport == 7007 && tcp.len == 0 && tcp.flags == 0x010"
+    fields = ("frame.number", "tcp.seq_raw", "tcp.ack_raw", "ip.id")
+    sent, arrived = tshark_fields(at_client, pure_acks, *fields), tshark_fields(at_server, pure_acks, *fields)
+    where = {(seq, ack, ip_id): int(frame) - 1 for frame, seq, ack, ip_id in arrived}
+    copies: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for frame, seq, ack, ip_id in sent:
         if (seq, ack, ip_id) in where:
-            copies.setdefault((seq, ack), []).append((n, where[(seq, ack, ip_id)]))
+            copies.setdefault((seq, ack), []).append((int(frame) - 1, where[(seq, ack, ip_id)]))
     # One ACK sent twice: its first copy never reached the server's capture, its second copy is
     # missing from the client's (as when the client's capture stops first). Counting copies of
     # (seq, ack) alone, the two cancel and nothing looks lost.
@@ -192,13 +178,12 @@ def test_a_resend_after_one_capture_stopped_is_not_counted_lost(lab: NetLab) -> 
     rule = f"ip saddr {SERVER_IP} meta length > 500 numgen inc mod 1000000 == 100 counter drop"
     at_client, at_server = request_response(lab, rule, "7009", "1", "3")
     (dropped,) = [int(n) for n in re.findall(r"counter packets (\d+)", lab.nft_output("r", "list table inet lab"))]
-    sent = subprocess.run(
-        ["tshark", "-r", str(at_server), "-Y", f"ip.src == {SERVER_IP} && tcp.len > 0", "-T", "fields",
-         "-e", "tcp.seq_raw", "-e", "frame.time_epoch"],
-        capture_output=True, text=True, check=True,
-    ).stdout.splitlines()  # fmt: skip
-    seqs = [line.split()[0] for line in sent]
-    resent = [line.split()[1] for n, line in enumerate(sent) if line.split()[0] in seqs[:n]]
+    sent = tshark_fields(at_server, f"ip.src == {SERVER_IP} && tcp.len > 0", "tcp.seq_raw", "frame.time_epoch")
+    resent, seen = [], set()
+    for seq, when in sent:  # the same sequence number sent again
+        if seq in seen:
+            resent.append(when)
+        seen.add(seq)
     assert dropped == 1 and len(resent) == 1, (dropped, resent)
     # The client's capture stops 1 ms after the server resent the packet, 4 ms before the resend arrives (or
     # 20 ms after, when it has arrived): either way one copy was lost between the captures, the original.
