@@ -227,20 +227,33 @@ def test_it_reports_a_truncated_gzip_with_the_partial_result(tmp_path: Path) -> 
     assert ev.error.offset == len(data) // 2 and ev.error.message.endswith("(offset counted in the gzip file)")
 
 
-def test_a_gzip_captures_read_ahead_thread_ends_with_its_analysis_however_it_ends(tmp_path: Path) -> None:
-    # A gzip capture is inflated by a thread ahead of the reader; a worker analyses file after file, so the
-    # thread must end when the analysis does: read to the end, cut short, corrupt, or stopped at the limit.
+def test_a_captures_read_ahead_thread_ends_with_its_analysis_however_it_ends(tmp_path: Path) -> None:
+    # A capture is read (a gzip one inflated) by a thread ahead of the reader; a worker analyses file after file,
+    # so the thread must end when the analysis does: read to the end, cut short, corrupt, or stopped at the limit.
     data = (CAPTURES / "iso-download.pcap.gz").read_bytes()
+    plain = gzip.decompress(data)
     (tmp_path / "whole.pcap.gz").write_bytes(data)
     (tmp_path / "cut.pcap.gz").write_bytes(data[: len(data) // 2])
     (tmp_path / "corrupt.pcap.gz").write_bytes(data[:4000] + bytes(200) + data[4200:])
     zero_packet_gzip(tmp_path / "bomb.pcap.gz", 16 * 1024 * 1024)
+    (tmp_path / "whole.pcap").write_bytes(plain)
+    (tmp_path / "cut.pcap").write_bytes(plain[: len(plain) // 2])
+    # Broken near its start, with more blocks behind than the thread keeps ready: the thread is waiting to hand
+    # them on when the analysis stops.
+    (tmp_path / "broken.pcap").write_bytes(plain[:24] + bytes(8) + b"\xff" * 8 + bytes(7 * 1024 * 1024))
+    (tmp_path / "large.pcap").write_bytes(plain + plain[24:] * (8 * 1024 * 1024 // len(plain) + 1))
     results = analyze(sorted(tmp_path.iterdir()), limits=Limits(max_input_bytes=8 * 1024 * 1024)).evidence
     errors = {Path(ev.path).name: ev.error.message if ev.error else None for ev in results}
-    assert errors["whole.pcap.gz"] is None
+    packets = {Path(ev.path).name: ev.summary.get("packets") for ev in results}
+    assert errors["whole.pcap.gz"] is None and errors["whole.pcap"] is None
+    assert packets["whole.pcap"] == packets["whole.pcap.gz"] == 289
     assert "the gzip data" in str(errors["cut.pcap.gz"]) and "the gzip data" in str(errors["corrupt.pcap.gz"])
+    assert "middle of a packet" in str(errors["cut.pcap"]) and 0 < packets["cut.pcap"] < 289
+    assert errors["broken.pcap"] is not None and packets["broken.pcap"] == 0
     assert "larger than the limit" in str(errors["bomb.pcap.gz"])
-    assert [t.name for t in threading.enumerate() if t.name == "gzip read-ahead"] == []
+    assert "larger than the limit" in str(errors["large.pcap"])
+    assert packets["large.pcap"] > 289  # the packets before the limit were read
+    assert [t.name for t in threading.enumerate() if t.name == "capture read-ahead"] == []
 
 
 def test_it_says_which_bytes_an_offset_in_a_gzip_counts(tmp_path: Path) -> None:

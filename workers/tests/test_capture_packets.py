@@ -222,11 +222,12 @@ def test_the_graph_of_an_early_connection_stops_reading_after_its_last_packet(
     from whodunnet.capture import scanner
     from whodunnet.capture.timeseq import Span, time_sequence
 
-    # ssh.pcap's packets (its first connection ends at packet 45), then 206_example_b.pcap's three times: 5.8 MB
-    # read 1 MiB at a time (the smallest read the scan makes), so where the scan stops shows in the bytes it read.
+    # ssh.pcap's packets (its first connection ends at packet 45), then 206_example_b.pcap's twelve times: 23 MB
+    # read 1 MiB at a time (the smallest read the scan makes; the read-ahead thread keeps 4 more ready), so where
+    # the scan stops shows in the bytes it read.
     monkeypatch.setattr(scanner, "CHUNK", 1 << 20)
     path = tmp_path / "long.pcap"
-    path.write_bytes((CAPTURES / "ssh.pcap").read_bytes() + (CAPTURES / "206_example_b.pcap").read_bytes()[24:] * 3)
+    path.write_bytes((CAPTURES / "ssh.pcap").read_bytes() + (CAPTURES / "206_example_b.pcap").read_bytes()[24:] * 12)
     _, conns = analysed(path)
     c = conns[0]
     assert c.last_packet < 100
