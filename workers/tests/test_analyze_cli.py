@@ -11,7 +11,7 @@ from pathlib import Path
 
 from capture_testdata import CAPTURES
 
-from whodunnet.analyze_cli import print_report
+from whodunnet.analyze_cli import print_report, write_all
 from whodunnet.engine import analyze
 
 #: As in a user's shell: output to a pipe is block-buffered (this machine's environment sets PYTHONUNBUFFERED).
@@ -86,6 +86,18 @@ def test_the_whole_output_arrives_though_the_process_skips_the_interpreters_tear
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout) > 1_000_000
     assert json.loads(proc.stdout) == json.loads(analyze([str(path)]).to_json_bytes())
+
+
+def test_output_a_write_takes_only_part_of_is_written_whole() -> None:
+    # `--json --connections` of a million connections is over 2 GiB: one write to stdout took 2 GiB - 4 KiB of it
+    # (Linux's most per write), returned that count, and the rest was lost with exit status 0.
+    class Partial(io.BytesIO):
+        def write(self, b: object) -> int:
+            return super().write(memoryview(b)[:1000])  # type: ignore[arg-type]
+
+    out, data = Partial(), os.urandom(10_500)
+    write_all(out, data)  # type: ignore[arg-type]
+    assert out.getvalue() == data
 
 
 def test_a_reader_that_leaves_early_is_not_an_error() -> None:
