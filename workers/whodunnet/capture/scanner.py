@@ -143,19 +143,21 @@ class Spill:
         self._last: tuple[int, Any] = (-1, None)
         self._writer = InTurn("whodunnet-spill")
 
-    def put(self, conns: Columns, sides: Columns, entries: Any, starts: Any) -> int:
-        """Write one batch (the working state of ``n`` connections, and of their ``2 n`` sides, as columns;
-        ``starts``: where each connection's entries begin, and the end); its number."""
+    def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
+        """Write one batch (the rows of ``n`` connections, and of their ``2 n`` sides, copies of the kernel's:
+        their working state is kept, as columns; ``starts``: where each connection's entries begin, and the
+        end); its number."""
         self._writer.wait()  # the batch before is written: it set ``_end``
-        head = np.array([len(starts) - 1, len(entries)], np.int64)
-        batch = (head, np.asarray(starts, np.int64), conns.data, sides.data, entries)
-        # Fresh arrays, the writing thread's own: nothing changes them while it writes.
-        parts = [np.ascontiguousarray(part).view(np.uint8) for part in batch]
         self._at.append((self._end, 0))
-        self._writer.submit(self._write, parts, len(self._at) - 1)
+        self._writer.submit(self._write, conns, sides, entries, np.asarray(starts, np.int64), len(self._at) - 1)
         return len(self._at) - 1
 
-    def _write(self, parts: list[Any], batch: int) -> None:
+    def _write(self, conn_rows: Any, side_rows: Any, entries: Any, starts: Any, batch: int) -> None:
+        # Fresh arrays, the writing thread's own: nothing changes them while it writes.
+        conns = Columns.of(conn_rows, None, (WORKING_CONN, ""))[0]
+        sides = Columns.of(side_rows, None, (WORKING_SIDE, ""))[0]
+        head = np.array([len(starts) - 1, len(entries)], np.int64)
+        parts = [np.ascontiguousarray(part).view(np.uint8) for part in (head, starts, conns.data, sides.data, entries)]
         deflate = isal_zlib.compressobj(1)
         at = start = self._end
         for data in [*(deflate.compress(part) for part in parts), deflate.flush()]:
@@ -234,12 +236,12 @@ class Columns:
 
     @classmethod
     def of(cls, rows: Any, at: Any, *parts: tuple[np.dtype[Any], str]) -> list[Columns]:
-        """Rows ``at`` of the kernel's ``rows``: for each part (a dtype, and a field of it to leave out), its
-        fields as a ``Columns``. All parts are copied by ``gather_columns`` in one pass over each row, a 64-bit
-        word at a time where a field is whole words: a row is fetched from memory once, whatever the parts ask
-        of it (rows sit at scattered places of a table larger than the cache)."""
+        """Rows ``at`` (None: all, in order) of ``rows`` (the kernel's, or a copy of some): for each part (a dtype,
+        and a field of it to leave out), its fields as a ``Columns``. All parts are copied by ``gather_columns`` in
+        one pass over each row, a 64-bit word at a time where a field is whole words: a row is fetched from memory
+        once, whatever the parts ask of it."""
         rows = np.ascontiguousarray(rows.view(np.ndarray))
-        at = np.asarray(at, np.int64)
+        at = np.arange(len(rows)) if at is None else np.asarray(at, np.int64)
         sizes = [cls.nbytes(dtype, len(at), skip) for dtype, skip in parts]
         data = np.empty(sum(sizes), np.uint8)
         out, runs, base = [], [], 0
@@ -409,15 +411,13 @@ class CaptureState:
         by_conn = np.argsort(at[at >= 0], kind="stable")
         entries = e[mine[by_conn]]
         starts = np.searchsorted(at[at >= 0][by_conn], np.arange(len(ids) + 1))
-        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        conn, finished_conn = Columns.of(self.conns, rows, (WORKING_CONN, ""), (FINISHED_CONN, ""))
-        side, finished_side = Columns.of(self.sides, side_rows, (WORKING_SIDE, ""), (FINISHED_SIDE, "q"))
-        self.keys.spill_at[ids] = self.spill.put(conn, side, entries, starts)
+        conns, sides, quantiles_of = self.finish(rows)
+        self.keys.spill_at[ids] = self.spill.put(conns, sides, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self._keep(ids, *self.finish(rows, (finished_conn, finished_side)))
+        self._keep(ids, conns, sides, quantiles_of)
         # Their entries out of the map (closing the runs may have added some).
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
@@ -479,35 +479,32 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(
-        self, rows: Any, finished: tuple[Columns, Columns] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any], Callable[[], Any]]:
-        """The finished rows (``FINISHED_CONN``, and ``FINISHED_SIDE`` two per connection) of the connections in
-        rows ``rows``, a column per field in the kernel's types (``finished``: those fields, already copied out),
-        but for the sides' quantiles (``q``): the function that works them out, from copies, on any thread. Their
-        sketch runs are closed into the map (which changes working state only)."""
+    def finish(self, rows: Any) -> tuple[Any, Any, Callable[[], Any]]:
+        """Copies of the connection rows ``rows`` and of their side rows (two per connection, in order), as they
+        were, and the function that works out the sides' quantiles (``q``) from copies, on any thread. Their
+        sketch runs are then closed into the map (which changes working state only)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        if finished is None:
-            finished = (
-                Columns.of(self.conns, rows, (FINISHED_CONN, ""))[0],
-                Columns.of(self.sides, side_rows, (FINISHED_SIDE, "q"))[0],
-            )
+        # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
+        # the threads that keep them (``Spill._write``, ``_put``), not here, where the kernel waits.
+        conns, sides = np.take(self.conns.view(np.ndarray), rows), np.take(self.sides.view(np.ndarray), side_rows)
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
-        return finished[0].columns, finished[1].columns, self._quantiles(self.conns.cid[rows], side_rows)
+        return conns, sides, self._quantiles(self.conns.cid[rows], side_rows)
 
     def _keep(self, ids: Any, conns: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
-        """Store the finished rows of connections ``ids`` (``finish``'s, columns of their own, and their quantiles
+        """Store the finished rows of connections ``ids`` (``finish``'s copies of their rows, and their quantiles
         from ``quantiles_of``): by a thread of its own while the kernel scans on, one batch at a time. numpy lets go
-        of the GIL while it sorts, casts and scatters, and the kernel's quantiles do too, so this runs on the second
-        core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one core, the quantiles' sort and
-        count 0.4-0.5 s, and the second core was mostly idle)."""
+        of the GIL while it sorts, casts and scatters, and the kernel's gather and quantiles do too, so this runs on
+        the second core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one core, the quantiles'
+        sort and count 0.4-0.5 s, the gather into columns 0.6-0.7 s)."""
         side_ids = (2 * ids[:, None] + np.arange(2)).reshape(-1)
         self._keeper.submit(self._put, ids, conns, side_ids, sides, quantiles_of)
 
-    def _put(self, ids: Any, conns: Any, side_ids: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
+    def _put(self, ids: Any, conn_rows: Any, side_ids: Any, side_rows: Any, quantiles_of: Callable[[], Any]) -> None:
+        conns = Columns.of(conn_rows, None, (FINISHED_CONN, ""))[0].columns
+        sides = Columns.of(side_rows, None, (FINISHED_SIDE, "q"))[0].columns
         sides["q"] = quantiles_of()
         self.done_conns.put(ids, conns)
         self.done_sides.put(side_ids, sides)
