@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 
@@ -34,3 +35,8 @@ def load_the_capture_kernel(**_: object) -> None:
         logger.exception("the capture kernel did not load at worker start")
     else:
         logger.info("capture kernel loaded in %.1f s", took)
+    # Everything made so far (the modules, the kernel) lives as long as the worker: out of the garbage collector's
+    # reach, which spares each analysis the full collections' walks over it (0.3-0.45 s of a 4 s analysis of a
+    # million connections) and keeps the pages the pool's processes share with this one unwritten (Python's
+    # advice for a process that forks: ``gc.freeze`` before the fork).
+    gc.freeze()

@@ -38,6 +38,8 @@ if what == "engine":
     warm = CaptureAnalysis()  # what a worker pays once: numba's import and loading the cached kernel
     warm.run(tiny)
     warm.connections()
+    import gc
+    gc.freeze()  # as the worker does once it has loaded the kernel (backend/config/celery.py)
     startup = time.perf_counter() - t0
     t = time.perf_counter()
     ev, findings = analyze_capture(0, Path(path), limits=DEFAULT_LIMITS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -31,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; from the command line (``argv`` None) the process ends here (``_leave``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # What start-up made (numpy's, numba's and the engine's modules and objects) lives as long as the process: out
+    # of the collector's reach, so that its full collections, which the objects an analysis makes set off, do not
+    # walk all of it each time (0.3-0.45 s of the 1 M-connection capture's 4 s). The workers do the same.
+    gc.freeze()
     try:
         code: int = args.handler(args)
         sys.stdout.flush()
