@@ -271,7 +271,11 @@ class SideColumns:
 
     def quantile(self, which: int, i: int) -> Any:
         """Quantile ``scanner.QUANTILES[i]`` of sketch ``which`` (-1: no values)."""
-        return self["q"][:, which, i]
+        key = f"q[{which}, {i}]"
+        col = self._cache.get(key)
+        if col is None:
+            col = self._cache[key] = self._sides.column("q", self.rows, (which, i))
+        return col
 
     @property
     def handshake(self) -> Any:
@@ -471,11 +475,11 @@ class ConnectionTable(Sequence[Connection]):
 
     def window_median(self, role: Role) -> Any:
         """The median window each connection's ``role`` advertised (-1: none)."""
-        return self._sides.column("q", self.side_rows(role))[:, SKETCH_WINDOW, 0]
+        return self._sides.column("q", self.side_rows(role), (SKETCH_WINDOW, 0))
 
     def rtt_median(self, role: Role) -> Any:
         """The median RTT of ``role``'s data, in microseconds (-1: no sample)."""
-        return self._sides.column("q", self.side_rows(role))[:, SKETCH_RTT, 0]
+        return self._sides.column("q", self.side_rows(role), (SKETCH_RTT, 0))
 
     def fast_retransmissions(self, role: Role) -> Any:
         """``Direction.fast_retransmissions`` of each connection's ``role``."""

@@ -609,9 +609,12 @@ class Finished:
     def __len__(self) -> int:
         return len(next(iter(self.columns.values()))) if self.columns else 0
 
-    def column(self, name: str, ids: Any = None) -> Any:
-        """Field ``name`` (of rows ``ids``, or of every row) in its kernel type."""
-        col = self.columns[name] if ids is None else self.columns[name][ids]
+    def column(self, name: str, ids: Any = None, part: tuple[int, ...] = ()) -> Any:
+        """Field ``name`` (of rows ``ids``, or of every row; of an array field, only its element ``part``) in its
+        kernel type."""
+        col = self.columns[name]
+        if ids is not None or part:
+            col = col[(slice(None) if ids is None else ids, *part)]
         kind = col.dtype.kind
         if kind == "i":
             return col.astype(np.int64)
