@@ -41,17 +41,22 @@ if what == "engine":
     import gc
     gc.freeze()  # as the worker does once it has loaded the kernel (backend/config/celery.py)
     startup = time.perf_counter() - t0
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t = time.perf_counter()
     ev, findings = analyze_capture(0, Path(path), limits=DEFAULT_LIMITS)
     n = ev.summary["packets"]
 elif what == "inflate":
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t = time.perf_counter()
     from whodunnet.capture.source import open_capture
     o = open_capture(path, max_input_bytes=1 << 40)
     n = 0
     while o.stream.read(1 << 20):
         pass
-print(time.perf_counter() - t, n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, startup)
+took = time.perf_counter() - t
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime  # every thread's
+print(took, n, r1.ru_maxrss, startup, cpu)
 """
 
 
@@ -60,8 +65,9 @@ TINY = Path(__file__).parents[1] / "tests" / "data" / "captures" / "ipv6.pcap"
 STARTUP: dict[str, float] = {}
 
 
-def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[float, int, int]:
-    """(seconds, packets, peak RSS KiB) of one step in a fresh process, start-up excluded."""
+def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[float, int, int, float]:
+    """(seconds, packets, peak RSS KiB, CPU seconds of all its threads) of one step in a fresh process, start-up
+    excluded."""
     environ = {**os.environ, **(env or {})}
     out = subprocess.run(
         [sys.executable, "-c", STEP, what, str(path), str(TINY)],
@@ -70,9 +76,9 @@ def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[
         check=True,
         env=environ,
     )
-    secs, n, rss, startup = out.stdout.split()
+    secs, n, rss, startup, cpu = out.stdout.split()
     STARTUP[what] = float(startup)
-    return float(secs), int(n), int(rss)
+    return float(secs), int(n), int(rss), float(cpu)
 
 
 COLD = r"""
@@ -179,7 +185,7 @@ def main() -> None:
         print(f"{warm:.2f} s with the cache warm")
 
 
-def _pick(r: tuple[float, int, int]) -> tuple[float, int]:
+def _pick(r: tuple[float, int, int, float]) -> tuple[float, int]:
     return r[0], r[2]
 
 

@@ -15,7 +15,8 @@ NAT, server), captured by tcpdump on the server's interface with a 128-byte snap
 
 Captures are made once and kept in ``--dir`` (``--remake`` makes them again). Each is timed as
 pcap, as pcapng (``editcap``) and gzipped. Every step runs as its own process, timed from its
-start to its exit with ``wait4`` (wall time and that process's peak RSS):
+start to its exit with ``wait4`` (wall time, that process's peak RSS, and its CPU time: user + system of all its
+threads, so that "per CPU s" is the rate per core used, whatever the wall clock shows):
 
 - ``whodunnet analyze FILE --json > out.json``: what a user runs, process start-up included;
 - the same analysis inside a process that has already loaded the kernel (a worker's view);
@@ -138,10 +139,12 @@ class Timing:
     seconds: float
     rss_mb: float
     note: str = ""
+    #: CPU seconds (user + system) of every thread of the process: above ``seconds`` when it used more than one core.
+    cpu: float = 0.0
 
 
-def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS MB, exit status, first error line) of one process, start to exit."""
+def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float, int, str, float]:
+    """(wall seconds, peak RSS MB, exit status, first error line, CPU seconds) of one process, start to exit."""
     out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
     t = time.perf_counter()
     p = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.PIPE)
@@ -153,17 +156,18 @@ def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float
     if stdout:
         out.close()  # type: ignore[union-attr]
     first = next((line for line in err.decode(errors="replace").splitlines() if line.strip()), "")
-    return took, usage.ru_maxrss / 1024, p.returncode, first
+    return took, usage.ru_maxrss / 1024, p.returncode, first, usage.ru_utime + usage.ru_stime
 
 
 def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     """Every tool on one file; returns (packets, rows)."""
     rows = []
     whodunnet = Path(sys.executable).with_name("whodunnet")
-    secs, rss, code, err = timed([str(whodunnet), "analyze", str(path), "--json"], stdout=tmp / "out.json")
-    rows.append(Timing("whodunnet analyze --json > out.json", secs, rss, "" if code == 0 else f"exit {code}: {err}"))
-    inproc, packets, inrss = bench_capture.run_step("engine", path)
-    rows.append(Timing("whodunnet, in a started worker", inproc, inrss / 1024))
+    secs, rss, code, err, cpu = timed([str(whodunnet), "analyze", str(path), "--json"], stdout=tmp / "out.json")
+    note = "" if code == 0 else f"exit {code}: {err}"
+    rows.append(Timing("whodunnet analyze --json > out.json", secs, rss, note, cpu))
+    inproc, packets, inrss, incpu = bench_capture.run_step("engine", path)
+    rows.append(Timing("whodunnet, in a started worker", inproc, inrss / 1024, cpu=incpu))
     tools = [
         ("tshark -q -z conv,tcp", ["tshark", "-n", "-q", "-z", "conv,tcp", "-r", str(path)]),
         ("tcptrace -l -r -W -n", ["tcptrace", "-l", "-r", "-W", "-n", str(path)]),
@@ -174,11 +178,11 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
             rows.append(Timing(name, 0, 0, "not installed"))
             continue
         (tmp / "out.argus").unlink(missing_ok=True)
-        secs, rss, code, err = timed(argv)
+        secs, rss, code, err, cpu = timed(argv)
         if code == 0 and "unknown packet file format" in err:  # argus reads no gzip, and still exits 0
             rows.append(Timing(name, 0, 0, "cannot read this form (unknown packet file format)"))
             continue
-        rows.append(Timing(name, secs, rss, "" if code == 0 else f"exit {code}: {err}"))
+        rows.append(Timing(name, secs, rss, "" if code == 0 else f"exit {code}: {err}", cpu))
     return packets, rows
 
 
@@ -239,7 +243,10 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
             results[form] = (*time_form(file, tmp), file.stat().st_size)
     packets = results["pcap"][0]
     print(f"\n{shape.name}: {shape.words}; {packets:,} packets, {path.stat().st_size / 1e6:,.0f} MB as pcap {drops}")
-    head = f"{'form':7} {'what':38} {'seconds':>8} {'M pkt/s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'ours x faster':>14}"
+    head = (
+        f"{'form':7} {'what':38} {'seconds':>8} {'CPU s':>6} {'M pkt/s':>8} {'per CPU s':>9} {'MB/s':>8} "
+        f"{'peak RSS MB':>12} {'ours x faster':>14}"
+    )
     print(head)
     out: dict[str, tuple[int, list[Timing]]] = {}
     for form, (n, rows, size) in results.items():
@@ -249,9 +256,13 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
                 print(f"{form:7} {r.what:38} {r.note}")
                 continue
             rate, mbs = n / r.seconds / 1e6, size / r.seconds / 1e6
+            per_cpu = f"{n / r.cpu / 1e6:9.2f}" if r.cpu else f"{'-':>9}"
             ratio = r.seconds / ours if ours else 0
             note = f"  ({r.note})" if r.note else ""
-            print(f"{form:7} {r.what:38} {r.seconds:8.2f} {rate:8.2f} {mbs:8.1f} {r.rss_mb:12.0f} {ratio:13.1f}x{note}")
+            print(
+                f"{form:7} {r.what:38} {r.seconds:8.2f} {r.cpu:6.2f} {rate:8.2f} {per_cpu} {mbs:8.1f} {r.rss_mb:12.0f} "
+                f"{ratio:13.1f}x{note}"
+            )
         out[form] = (n, rows)
     return out
 
