@@ -85,6 +85,8 @@ from whodunnet.limits import InflateGuard, Limits
 CHUNK = 8 << 20
 #: Traced segments handed to Python at a time.
 TRACE_ROWS = 1 << 14
+#: Entries of the sketch map to start with; a sweep never makes it smaller than it was.
+SKETCHES_MIN = 4096
 #: Without the JIT the kernel reads rows by attribute, which only record arrays allow.
 _ROWS_BY_ATTRIBUTE = jit_disabled()
 #: The quantiles the connection table shows: window median, RTT median and p99.
@@ -324,7 +326,8 @@ class CaptureState:
         self.revived = 0
         #: Per connection id, its position among the connections being looked up (-1 elsewhere): ``_positions``.
         self._place = np.zeros(0, np.int32)
-        self.sketches = blank(SketchEntry, 4096)
+        self.sketches = blank(SketchEntry, SKETCHES_MIN)
+        self._sketches_before = SKETCHES_MIN
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
         self.events = zeroed(Event, 1024)
         #: Connections whose segments are traced (empty: none), and the trace buffer.
@@ -399,6 +402,7 @@ class CaptureState:
         """Retire the connections in rows ``rows``: spill their state, keep their finished rows,
         take their entries out of the sketch map and free the rows."""
         g = self.g
+        self._sketches_before = len(self.sketches)
         rows = np.asarray(rows, np.int64)
         ids = self.conns.cid[rows]
         order = np.argsort(ids)
@@ -422,7 +426,8 @@ class CaptureState:
         e = self.sketches
         used = np.flatnonzero(e.sketch >= 0)
         keep = used[self._positions(ids, e.sketch[used] >> 2) < 0]
-        size = 4096
+        # No smaller than before the sweep: the rows freed fill again, and the kernel would double the map back.
+        size = max(SKETCHES_MIN, self._sketches_before)
         while (len(keep) + 2) * 4 > size:
             size *= 2
         fresh = blank(SketchEntry, size)
@@ -488,6 +493,8 @@ class CaptureState:
         # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
         # the threads that keep them (``Spill._write``, ``_put``), not here, where the kernel waits.
         conns, sides = np.take(self.conns.view(np.ndarray), rows), np.take(self.sides.view(np.ndarray), side_rows)
+        # Room for a run per sketch of every row at once (the kernel's rule), not found by doubling over and over.
+        self.grow_sketches(int(self.g.sketch_used) + 4 * len(rows) + 2)
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
@@ -565,8 +572,15 @@ class CaptureState:
     def grow_events(self) -> None:
         self.events = zeroed(Event, 2 * len(self.events), self.events[: int(self.g.n_events)])
 
-    def grow_sketches(self) -> None:
-        bigger = blank(SketchEntry, 2 * len(self.sketches))
+    def grow_sketches(self, entries: int = 0) -> None:
+        """Double the sketch map, or more: until ``entries`` fit in at most half of it."""
+        size = 2 * len(self.sketches)
+        if entries:
+            if entries * 2 <= len(self.sketches):
+                return
+            while entries * 2 > size:
+                size *= 2
+        bigger = blank(SketchEntry, size)
         with np.errstate(over="ignore"):
             rehome(bigger, self.sketches)
         self.sketches = bigger
@@ -629,7 +643,7 @@ class Scanner:
         buf = self._buf
         pos = end = 0
         eof = False
-        make_room = {
+        make_room: dict[int, Callable[[], None]] = {
             R_GROW_CONNS: st.rows_full,
             R_REVIVE: st.revive,
             R_GROW_KEYS: st.grow_keys,
