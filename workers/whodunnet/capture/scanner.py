@@ -327,7 +327,6 @@ class CaptureState:
         #: Per connection id, its position among the connections being looked up (-1 elsewhere): ``_positions``.
         self._place = np.zeros(0, np.int32)
         self.sketches = blank(SketchEntry, SKETCHES_MIN)
-        self._sketches_before = SKETCHES_MIN
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
         self.events = zeroed(Event, 1024)
         #: Connections whose segments are traced (empty: none), and the trace buffer.
@@ -402,7 +401,7 @@ class CaptureState:
         """Retire the connections in rows ``rows``: spill their state, keep their finished rows,
         take their entries out of the sketch map and free the rows."""
         g = self.g
-        self._sketches_before = len(self.sketches)
+        before = len(self.sketches)
         rows = np.asarray(rows, np.int64)
         ids = self.conns.cid[rows]
         order = np.argsort(ids)
@@ -427,7 +426,7 @@ class CaptureState:
         used = np.flatnonzero(e.sketch >= 0)
         keep = used[self._positions(ids, e.sketch[used] >> 2) < 0]
         # No smaller than before the sweep: the rows freed fill again, and the kernel would double the map back.
-        size = max(SKETCHES_MIN, self._sketches_before)
+        size = max(SKETCHES_MIN, before)
         while (len(keep) + 2) * 4 > size:
             size *= 2
         fresh = blank(SketchEntry, size)
@@ -476,8 +475,7 @@ class CaptureState:
                     self.sides[name][2 * r + d] = self.done_sides.row(name, 2 * c + d)
             for name in WORKING_SIDE.names or ():
                 self.sides[name][2 * r + d] = sides[d][name]
-        while (int(g.sketch_used) + len(entries) + 2) * 2 > len(self.sketches):
-            self.grow_sketches()
+        self.grow_sketches(int(g.sketch_used) + len(entries) + 2)
         with np.errstate(over="ignore"):
             rehome(self.sketches, entries.view(np.recarray))
         g.sketch_used += len(entries)
