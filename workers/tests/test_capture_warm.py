@@ -10,7 +10,10 @@ from pathlib import Path
 from capture_testdata import CAPTURES
 
 LAB = Path(__file__).parent / "data" / "lab"
-ANALYZE = "import sys; from whodunnet.engine import analyze; analyze(sys.argv[1:])"
+# numba's compile-time registries (its typing and lowering of numpy's linear algebra, typed containers, ...) are
+# what a compile needs; code loaded from the cache does not, and a process that loads the kernel never imports them.
+NO_COMPILER = "assert not {'numba.np.linalg', 'numba.typed.typeddict'} & set(sys.modules), 'numba loaded its compiler'"
+ANALYZE = "import sys; from whodunnet.engine import analyze; analyze(sys.argv[1:]); " + NO_COMPILER
 
 
 def cache_files(cache: Path) -> dict[str, int]:
@@ -28,14 +31,14 @@ def test_after_the_warm_up_no_analysis_compiles_anything(tmp_path: Path) -> None
     # Every input form, and a Stevens graph, in a fresh process: everything comes from the cache.
     inputs = [CAPTURES / n for n in ("retransmit-timeout.pcapng", "iso-download.pcap.gz", "twovlan.pcap")]
     subprocess.run([sys.executable, "-c", ANALYZE, *map(str, inputs)], env=env, check=True)
-    graph = "from whodunnet.capture import time_sequence; import sys; time_sequence(sys.argv[1], 0)"
+    graph = "from whodunnet.capture import time_sequence; import sys; time_sequence(sys.argv[1], 0); " + NO_COMPILER
     subprocess.run([sys.executable, "-c", graph, str(inputs[1])], env=env, check=True)
     # A capture of many connections retires them when the kernel's rows are full, and brings some back.
     subprocess.run([sys.executable, "-c", SWEEPS, str(LAB / "many-slice.pcap.gz")], env=env, check=True)
     assert cache_files(tmp_path) == compiled
 
 
-SWEEPS = """
+SWEEPS = f"""
 import sys
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
@@ -43,4 +46,5 @@ analysis = CaptureAnalysis(ageing=Ageing(closed_after=0.05, idle_after=0.5, rows
 analysis.run(sys.argv[1])
 analysis.connections()
 assert analysis.state.retired and analysis.state.revived, (analysis.state.retired, analysis.state.revived)
+{NO_COMPILER}
 """

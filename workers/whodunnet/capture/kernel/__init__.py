@@ -27,6 +27,7 @@ from typing import Any, TypeVar, cast
 
 import numba
 from numba.core import caching
+from numba.core.runtime.nrt import rtsys
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,6 +75,31 @@ if not any(issubclass(c, _WholeKernelStamp) for c in _IMPL_LOCATORS):
     _IMPL_LOCATORS[:0] = _LOCATORS
 
 
+class _KernelCache(caching.FunctionCache):
+    """numba's on-disk cache of one kernel function, loaded without numba's compile-time registries.
+
+    Before it loads a cached function, numba's cache imports and installs everything its compiler
+    might ever need (its typing and lowering of Python, numpy, typed containers, random, linear
+    algebra: ``BaseContext.refresh``): 0.2-0.3 s of every process that analyses a capture, for
+    machine code that needs none of it. The loaded code links against numba's C helpers, which the
+    context installs when it is made, and its runtime's symbols, which this still installs. A miss
+    (no cached code, or code for other sources) compiles as before: the compiler refreshes the
+    context itself. Decision 0010.
+    """
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+
+
+def _cached(dispatcher: Any) -> Any:
+    """``dispatcher``, its disk cache loading as ``_KernelCache`` does (under NUMBA_DISABLE_JIT: the plain function)."""
+    if isinstance(getattr(dispatcher, "_cache", None), caching.FunctionCache):
+        dispatcher._cache = _KernelCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
+    return dispatcher
+
+
 #: How every kernel function is compiled: cached on disk, releasing the GIL, and without numba's
 #: reference counting (``_nrt``: the kernel allocates nothing, and the counting put ~190 calls
 #: into the scan loop).
@@ -82,7 +108,7 @@ _OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
 
 def jit(fn: F) -> F:
     """Compile ``fn`` with numba (cached on disk), or leave it Python under NUMBA_DISABLE_JIT."""
-    return cast(F, numba.njit(**_OPTIONS)(fn))
+    return cast(F, _cached(numba.njit(**_OPTIONS)(fn)))
 
 
 def hot(fn: F) -> F:
@@ -92,7 +118,7 @@ def hot(fn: F) -> F:
     not inline the larger ones; inlining these (in numba's IR) keeps the per-packet loop one
     function, as fast as if it were written as one. It costs compile time (cached).
     """
-    return cast(F, numba.njit(inline="always", **_OPTIONS)(fn))
+    return cast(F, _cached(numba.njit(inline="always", **_OPTIONS)(fn)))
 
 
 def jit_disabled() -> bool:
