@@ -12,14 +12,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from whodunnet.bisect.driver import run_bisect
 from whodunnet.bisect.errors import SpecError
-from whodunnet.bisect.repo import RepoCache
-from whodunnet.bisect.runner import LocalRunner
-from whodunnet.bisect.sandbox import Sandbox, SandboxError
-from whodunnet.bisect.session import BisectSession, Candidate
 from whodunnet.bisect.spec import (
     DIRECTIONS,
     BisectSpec,
@@ -27,7 +22,10 @@ from whodunnet.bisect.spec import (
     MetricRule,
     VerdictRule,
 )
-from whodunnet.bisect.step import StepResult
+
+if TYPE_CHECKING:
+    from whodunnet.bisect.session import BisectSession
+    from whodunnet.bisect.step import StepResult
 
 EXIT_FOUND, EXIT_ERROR, EXIT_AMBIGUOUS = 0, 1, 3
 
@@ -154,6 +152,14 @@ def _env_pairs(items: list[str]) -> dict[str, str]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    # Imported here, not with the parser: every `whodunnet analyze` builds the parser, and the git driver, the runners
+    # and the sandbox (yaml among them) were 20-25 ms of its start.
+    from whodunnet.bisect.driver import run_bisect
+    from whodunnet.bisect.repo import RepoCache
+    from whodunnet.bisect.runner import LocalRunner
+    from whodunnet.bisect.sandbox import Sandbox, SandboxError
+    from whodunnet.bisect.session import Candidate
+
     try:
         spec = spec_from_args(args)
     except SpecError as exc:
