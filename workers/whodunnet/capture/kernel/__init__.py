@@ -54,9 +54,16 @@ class _WholeKernelStamp:
 
     @classmethod
     def from_function(cls, py_func: Callable[..., Any], py_file: str) -> Any:
-        if Path(py_file).resolve().parent != KERNEL_DIR:
+        if not _in_kernel(py_file):
             return None
         return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+
+@functools.cache
+def _in_kernel(py_file: str) -> bool:
+    """Whether ``py_file`` is one of this folder's (asked for every function of every jitted module, three
+    locators each: a path resolved once per file, not 240 times at every start)."""
+    return Path(py_file).resolve().parent == KERNEL_DIR
 
 
 def _numba(name: str) -> Any:
@@ -94,16 +101,18 @@ class _KernelCache(caching.FunctionCache):
 
 
 def _cached(dispatcher: Any) -> Any:
-    """``dispatcher``, its disk cache loading as ``_KernelCache`` does (under NUMBA_DISABLE_JIT: the plain function)."""
-    if isinstance(getattr(dispatcher, "_cache", None), caching.FunctionCache):
+    """``dispatcher`` cached on disk by ``_KernelCache`` (numba's ``cache=True`` would make it a plain
+    ``FunctionCache``, whose locators each test that their folder is writable); under NUMBA_DISABLE_JIT,
+    the plain function as it is."""
+    if not jit_disabled():
         dispatcher._cache = _KernelCache(dispatcher.py_func)  # type: ignore[no-untyped-call]
     return dispatcher
 
 
-#: How every kernel function is compiled: cached on disk, releasing the GIL, and without numba's
-#: reference counting (``_nrt``: the kernel allocates nothing, and the counting put ~190 calls
-#: into the scan loop).
-_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
+#: How every kernel function is compiled (and cached on disk, by ``_cached``): releasing the GIL,
+#: and without numba's reference counting (``_nrt``: the kernel allocates nothing, and the counting
+#: put ~190 calls into the scan loop).
+_OPTIONS: dict[str, Any] = {"nogil": True, "_nrt": False}
 
 
 def jit(fn: F) -> F:
