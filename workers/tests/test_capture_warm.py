@@ -10,9 +10,14 @@ from pathlib import Path
 from capture_testdata import CAPTURES
 
 LAB = Path(__file__).parent / "data" / "lab"
-# numba's compile-time registries (its typing and lowering of numpy's linear algebra, typed containers, ...) are
-# what a compile needs; code loaded from the cache does not, and a process that loads the kernel never imports them.
-NO_COMPILER = "assert not {'numba.np.linalg', 'numba.typed.typeddict'} & set(sys.modules), 'numba loaded its compiler'"
+# numba's compile-time registries (its typing and lowering of numpy's linear algebra, typed containers, ...) and its
+# reference-counting runtime are what a compile needs; code loaded from the cache does not, and a process that loads
+# the kernel never imports the one nor compiles the other.
+NO_COMPILER = (
+    "from numba.core.runtime import rtsys; "
+    "assert not {'numba.np.linalg', 'numba.typed.typeddict'} & set(sys.modules), 'numba loaded its compiler'; "
+    "assert not rtsys._init, 'numba compiled its runtime'"
+)
 ANALYZE = "import sys; from whodunnet.engine import analyze; analyze(sys.argv[1:]); " + NO_COMPILER
 
 

@@ -27,7 +27,6 @@ from typing import Any, TypeVar, cast
 
 import numba
 from numba.core import caching
-from numba.core.runtime.nrt import rtsys
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,15 +86,15 @@ class _KernelCache(caching.FunctionCache):
 
     Before it loads a cached function, numba's cache imports and installs everything its compiler
     might ever need (its typing and lowering of Python, numpy, typed containers, random, linear
-    algebra: ``BaseContext.refresh``): 0.2-0.3 s of every process that analyses a capture, for
-    machine code that needs none of it. The loaded code links against numba's C helpers, which the
-    context installs when it is made, and its runtime's symbols, which this still installs. A miss
-    (no cached code, or code for other sources) compiles as before: the compiler refreshes the
+    algebra: ``BaseContext.refresh``), and compiles its reference-counting runtime: 0.25-0.35 s of
+    every process that analyses a capture, for machine code that needs none of it. The loaded code
+    links against numba's C helpers only (``numba_*``), which the context installs when it is made;
+    compiled without the runtime (``_nrt``: False, below), it never calls the runtime's ``NRT_*``. A
+    miss (no cached code, or code for other sources) compiles as before: the compiler refreshes the
     context itself. Decision 0010.
     """
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        rtsys.initialize(target_context)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
 
