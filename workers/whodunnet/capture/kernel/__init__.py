@@ -46,23 +46,10 @@ def kernel_stamp() -> str:
 
 
 class _WholeKernelStamp:
-    """Locator mixin: kernel functions only, stamped with ``kernel_stamp``."""
+    """Locator mixin: a kernel function's cache, stamped with ``kernel_stamp``."""
 
     def get_source_stamp(self) -> str:
         return kernel_stamp()
-
-    @classmethod
-    def from_function(cls, py_func: Callable[..., Any], py_file: str) -> Any:
-        if not _in_kernel(py_file):
-            return None
-        return super().from_function(py_func, py_file)  # type: ignore[misc]
-
-
-@functools.cache
-def _in_kernel(py_file: str) -> bool:
-    """Whether ``py_file`` is one of this folder's (asked for every function of every jitted module, three
-    locators each: a path resolved once per file, not 240 times at every start)."""
-    return Path(py_file).resolve().parent == KERNEL_DIR
 
 
 def _numba(name: str) -> Any:
@@ -74,15 +61,14 @@ def _stamped(name: str) -> type:
     return type(f"Kernel{name}", (_WholeKernelStamp, _numba(name)), {})
 
 
-# Same order as numba's own: NUMBA_CACHE_DIR, then __pycache__ here, then the user-wide cache.
+# Same order as numba's own: NUMBA_CACHE_DIR, then __pycache__ here, then the user-wide cache. Only the kernel's
+# functions are found by them (``_KernelCache``); numba's own list, which any other numba code uses, is left as it is.
 _LOCATORS = [_stamped(n) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
-_IMPL_LOCATORS: list[type] = _numba("CacheImpl")._locator_classes
-if not any(issubclass(c, _WholeKernelStamp) for c in _IMPL_LOCATORS):
-    _IMPL_LOCATORS[:0] = _LOCATORS
 
 
 class _KernelCache(caching.FunctionCache):
-    """numba's on-disk cache of one kernel function, loaded without numba's compile-time registries.
+    """numba's on-disk cache of one kernel function: found by the stamped locators, and loaded without numba's
+    compile-time registries.
 
     Before it loads a cached function, numba's cache imports and installs everything its compiler
     might ever need (its typing and lowering of Python, numpy, typed containers, random, linear
@@ -93,6 +79,8 @@ class _KernelCache(caching.FunctionCache):
     miss (no cached code, or code for other sources) compiles as before: the compiler refreshes the
     context itself. Decision 0010.
     """
+
+    _impl_class: Any = type("KernelCacheImpl", (_numba("CompileResultCacheImpl"),), {"_locator_classes": _LOCATORS})
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         with self._guard_against_spurious_io_errors():
