@@ -199,3 +199,21 @@ def test_sketch_entries_are_ordered_by_sketch_then_value_as_lexsort_orders_them(
     sketch, value = (np.array(c, np.int64) for c in zip(*sorted(pairs, key=lambda p: rng.random()), strict=True))
     assert np.array_equal(_by_sketch_then_value(sketch, value), np.lexsort((value, sketch)))
     assert len(_by_sketch_then_value(sketch[:0], value[:0])) == 0
+
+
+def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copies() -> None:
+    """A sweep's copies of the retiring rows are read by the spill's writer and the keeper on threads of their own
+    while the kernel scans on, until the next sweep waits for them (``CaptureState._copies``): the next sweep's
+    copies must not be made over them."""
+    analysis = CaptureAnalysis(ageing=None)
+    analysis.run(Path(__file__).parent / "data" / "lab" / "many-slice.pcap.gz")
+    state = analysis.state
+    assert state is not None
+    rows = state.open_rows()
+    first, second = rows[:1000], rows[1000:2000]
+    conns, sides, _ = state.finish(first)
+    kept = conns.copy(), sides.copy()
+    assert np.array_equal(kept[0]["cid"], state.conns.cid[first])
+    then_conns, _, _ = state.finish(second)
+    assert np.array_equal(then_conns["cid"], state.conns.cid[second])
+    assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])

@@ -94,6 +94,23 @@ QUANTILES = (0.5, 0.99)
 assert len(QUANTILES) == N_QUANTILES
 
 
+def _small_pages() -> None:
+    """numpy's arrays of 4 MB and more in ordinary 4 KB pages, not the 2 MB pages numpy asks Linux for
+    (``madvise(MADV_HUGEPAGE)``), unless ``NUMPY_MADVISE_HUGEPAGE`` says otherwise. A huge page is zeroed whole at
+    its first touch: the connection rows are mapped lazily so that untouched rows cost nothing, and the rows a
+    sweep copies or a table grows into are fresh memory many times over. On the 1 M-connection capture 2 MB pages
+    cost 0.6 s more system time than they saved in user time (`whodunnet analyze` 5.07-5.41 s against 4.75-4.96
+    s, four alternating runs, decision 0021)."""
+    if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+        # numpy's own switch, which its import sets from that variable
+        setter = getattr(getattr(np, "_core").multiarray, "_set_madvise_hugepage", None)  # noqa: B009
+        if setter is not None:
+            setter(False)
+
+
+_small_pages()
+
+
 class InTurn:
     """A thread of its own that does one job at a time while the kernel scans on (the spill's writing, the finished
     stores' filling): ``submit`` first waits for the job before, ``wait`` for the one on its way (a job's error is
@@ -326,6 +343,9 @@ class CaptureState:
         self.revived = 0
         #: Per connection id, its position among the connections being looked up (-1 elsewhere): ``_positions``.
         self._place = np.zeros(0, np.int32)
+        #: ``finish``'s two sets of row copies (``_copies``), and which was used last.
+        self._pool = [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
+        self._turn = 0
         self.sketches = blank(SketchEntry, SKETCHES_MIN)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
         self.events = zeroed(Event, 1024)
@@ -489,14 +509,31 @@ class CaptureState:
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
-        # the threads that keep them (``Spill._write``, ``_put``), not here, where the kernel waits.
-        conns, sides = np.take(self.conns.view(np.ndarray), rows), np.take(self.sides.view(np.ndarray), side_rows)
+        # the threads that keep them (``Spill._write``, ``_put``), not here, where the kernel waits. Into memory
+        # used before (``_copies``); "clip", as "raise" would copy into a buffer of its own first (every row is in
+        # range).
+        conns, sides = self._copies(len(rows))
+        np.take(self.conns.view(np.ndarray), rows, out=conns, mode="clip")
+        np.take(self.sides.view(np.ndarray), side_rows, out=sides, mode="clip")
         # Room for a run per sketch of every row at once (the kernel's rule), not found by doubling over and over.
         self.grow_sketches(int(self.g.sketch_used) + 4 * len(rows) + 2)
         with np.errstate(over="ignore"):
             while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
                 self.grow_sketches()
         return conns, sides, self._quantiles(self.conns.cid[rows], side_rows)
+
+    def _copies(self, n: int) -> tuple[Any, Any]:
+        """Room for ``finish``'s copies of ``n`` connection rows and their ``2 n`` side rows: two sets taken in
+        turn, each used again two sweeps on, once the threads that read its rows (``Spill.put``'s writer,
+        ``_keep``'s keeper; each is waited for before it is handed the next sweep's) are done with them. Fresh
+        memory for every sweep (60 MB of the 1 M-connection capture's, 50 sweeps) cost a page fault per page and
+        the zeroing of each: 0.2-0.5 s of system time on the scanning core."""
+        self._turn ^= 1
+        conns, sides = self._pool[self._turn]
+        if len(conns) < n:
+            conns, sides = np.empty(n, Conn.dtype), np.empty(2 * n, Side.dtype)
+            self._pool[self._turn] = conns, sides
+        return conns[:n], sides[: 2 * n]
 
     def _keep(self, ids: Any, conns: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
         """Store the finished rows of connections ``ids`` (``finish``'s copies of their rows, and their quantiles
@@ -549,8 +586,9 @@ class CaptureState:
             n = self.n
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
             self.close()
-            # Nothing reads the open rows, the 4-tuples or the hash table again: free them.
+            # Nothing reads the open rows, their copies, the 4-tuples or the hash table again: free them.
             self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)
+            self._pool = [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
             self.keys, self.free, self.ht = zeroed(Key, 0), np.zeros(0, np.int64), np.zeros(0, np.int64)
             # Then the kept examples grouped by side row (each row's in the order kept), as the
             # connection table reads them: sorted here once, so it need not keep a sorted copy.
