@@ -20,7 +20,7 @@ from test_capture_golden import captures, golden_path, output
 
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
-from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, FinishedStore
+from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, Event, FinishedStore, MappedRows
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -187,6 +187,25 @@ def test_finished_columns_keep_every_row_as_they_grow_in_place_or_by_copy() -> N
     assert kept.column("pkts").tolist() == want.tolist()
     assert np.array_equal(kept.column("first_data_ts"), np.arange(len(want)) * 0.5)
     assert held is not None and held.column("pkts").tolist() == want[: len(held)].tolist()
+
+
+def test_the_kernels_event_rows_keep_what_they_held_as_they_grow_in_place_or_by_copy() -> None:
+    """The event pool and the 4-tuples grow by moving their mapping; where something still reads the old rows, by
+    copying them. Either way the rows in use are kept, the new ones are zero, and old readers still read theirs."""
+    pool = MappedRows(Event, 4)
+    rows = pool.rows(4)
+    rows.frame[:3] = [1, 2, 3]
+    del rows
+    grown = pool.grow(1 << 20, 3)
+    assert grown.frame[:3].tolist() == [1, 2, 3] and not grown.frame[3:].any()
+    grown.time[-1] = 7.5
+    held = grown[:3]
+    del grown
+    again = pool.grow(1 << 21, 1 << 20)  # ``held`` keeps the old mapping: copied
+    assert again.frame[:3].tolist() == [1, 2, 3] and again.time[(1 << 20) - 1] == 7.5
+    assert not again.time[1 << 20 :].any()
+    again.frame[0] = 9
+    assert held.frame.tolist() == [1, 2, 3]
 
 
 @pytest.mark.parametrize("top", [1 << 20, 1 << 62], ids=["one key", "too wide for one key"])

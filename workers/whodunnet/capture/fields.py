@@ -521,6 +521,32 @@ def _anonymous(size: int) -> mmap.mmap:
     return mmap.mmap(-1, max(1, size), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 
 
+class MappedRows:
+    """Rows of a record in a private anonymous mapping of their own (all-zero bytes, mapped lazily as ``zeroed``'s),
+    grown by moving the mapping (``mremap``): the rows in use are neither copied nor faulted in again. The kernel's
+    event pool and 4-tuples grow so, doubling a dozen times in a capture of a million connections, where a fresh
+    array and a copy each time cost 0.1-0.35 s."""
+
+    def __init__(self, record: type[Record], n: int) -> None:
+        self._dtype = record.dtype
+        self._map = _anonymous(n * self._dtype.itemsize)
+
+    def rows(self, n: int) -> Any:
+        """The first ``n`` rows (a record array over the mapping)."""
+        return np.frombuffer(self._map, self._dtype, count=n).view(np.recarray)
+
+    def grow(self, n: int, used: int) -> Any:
+        """``rows(n)``, room for ``n``, the first ``used`` as they were. The caller first lets go of the rows it has:
+        a mapping something still reads cannot move, and is copied into a new one instead."""
+        try:
+            self._map.resize(n * self._dtype.itemsize)
+        except (BufferError, OSError, SystemError, ValueError):
+            old = self.rows(used)
+            self._map = _anonymous(n * self._dtype.itemsize)
+            self.rows(used)[:] = old
+        return self.rows(n)
+
+
 class FinishedStore:
     """Finished rows by id (a connection's, or a side's ``2 * id + side``), a column per field, each in a mapping
     of its own (``mapped``), grown (doubling, in place where the system can move the mapping) as ids come. Stored

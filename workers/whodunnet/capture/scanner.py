@@ -64,6 +64,7 @@ from whodunnet.capture.fields import (
     FinishedStore,
     Iface,
     Key,
+    MappedRows,
     Packet,
     Scan,
     Side,
@@ -71,7 +72,6 @@ from whodunnet.capture.fields import (
     blank,
     grown,
     template,
-    zeroed,
 )
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
@@ -314,8 +314,9 @@ def buffer_size(max_caplen: int, size_hint: int) -> int:
 class CaptureState:
     """Every array the kernel reads and writes, grown (doubling) between kernel calls.
 
-    The connection arrays are ``fields.zeroed``: a row's memory is touched when the kernel
-    starts a connection in it, so resident memory follows the connections, not the capacity."""
+    The connection rows, their sides, the 4-tuples and the event pool are ``fields.MappedRows``: all-zero
+    mappings whose pages are touched when the kernel starts a row in them, so resident memory follows the
+    connections, not the capacity; and grown by moving the mapping, not by copying the rows in use."""
 
     def __init__(self, *, conns: int = 1024, trace: bool = False, ageing: Ageing | None = None) -> None:
         if ageing is not None:
@@ -323,13 +324,14 @@ class CaptureState:
         self.scan = blank(Scan, 1)
         self.ifaces = blank(Iface, 4)
         self.packet = blank(Packet, 1)
-        self.conns = zeroed(Conn, conns)
-        self.sides = zeroed(Side, 2 * conns)
+        self._conn_rows, self._side_rows = MappedRows(Conn, conns), MappedRows(Side, 2 * conns)
+        self.conns, self.sides = self._conn_rows.rows(conns), self._side_rows.rows(2 * conns)
         self.conn0 = template(Conn)
         self.side0 = template(Side)
         self.ht = np.zeros(4 * conns, np.int64)
         #: Every connection's 4-tuple by id; the rows of retired connections to reuse (a stack).
-        self.keys = zeroed(Key, conns)
+        self._key_rows = MappedRows(Key, conns)
+        self.keys = self._key_rows.rows(conns)
         self.free = np.zeros(conns, np.int64)
         self.ageing = ageing
         self.spill: Spill | None = None
@@ -348,7 +350,8 @@ class CaptureState:
         self._turn = 0
         self.sketches = blank(SketchEntry, SKETCHES_MIN)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
-        self.events = zeroed(Event, 1024)
+        self._event_rows = MappedRows(Event, 1024)
+        self.events = self._event_rows.rows(1024)
         #: Connections whose segments are traced (empty: none), and the trace buffer.
         self.want = np.zeros(conns if trace else 0, np.bool_)
         self.trace = blank(Packet, TRACE_ROWS if trace else 0)
@@ -381,8 +384,8 @@ class CaptureState:
     def grow_conns(self) -> None:
         size = 2 * len(self.conns)
         n = int(self.g.slots)
-        self.conns = zeroed(Conn, size, self.conns[:n])
-        self.sides = zeroed(Side, 2 * size, self.sides[: 2 * n])
+        del self.conns, self.sides  # the mappings' one reader each (``MappedRows.grow``)
+        self.conns, self.sides = self._conn_rows.grow(size, n), self._side_rows.grow(2 * size, 2 * n)
         free = np.zeros(size, np.int64)
         free[: len(self.free)] = self.free
         self.free = free
@@ -391,7 +394,9 @@ class CaptureState:
             self.want[[i for i in self.traced if i < size]] = True
 
     def grow_keys(self) -> None:
-        self.keys = zeroed(Key, 2 * len(self.keys), self.keys[: self.n])
+        n = 2 * len(self.keys)
+        del self.keys  # the mapping's one reader (``MappedRows.grow``)
+        self.keys = self._key_rows.grow(n, self.n)
 
     def grow_table(self) -> None:
         old, self.ht = self.ht, np.zeros(2 * len(self.ht), np.int64)
@@ -587,13 +592,16 @@ class CaptureState:
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
             self.close()
             # Nothing reads the open rows, their copies, the 4-tuples or the hash table again: free them.
-            self.conns, self.sides = zeroed(Conn, 0), zeroed(Side, 0)
+            self._conn_rows, self._side_rows = MappedRows(Conn, 0), MappedRows(Side, 0)
+            self.conns, self.sides = self._conn_rows.rows(0), self._side_rows.rows(0)
             self._pool = [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
-            self.keys, self.free, self.ht = zeroed(Key, 0), np.zeros(0, np.int64), np.zeros(0, np.int64)
+            self._key_rows = MappedRows(Key, 0)
+            self.keys, self.free, self.ht = self._key_rows.rows(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
             # Then the kept examples grouped by side row (each row's in the order kept), as the
             # connection table reads them: sorted here once, so it need not keep a sorted copy.
             events = self.events[: int(self.g.n_events)]
             self.events = events[np.argsort(events.row, kind="stable")]
+            self._event_rows = MappedRows(Event, 0)
         return self._table
 
     def close(self) -> None:
@@ -606,7 +614,9 @@ class CaptureState:
                 self.spill = None
 
     def grow_events(self) -> None:
-        self.events = zeroed(Event, 2 * len(self.events), self.events[: int(self.g.n_events)])
+        n = 2 * len(self.events)
+        del self.events  # the mapping's one reader (``MappedRows.grow``)
+        self.events = self._event_rows.grow(n, int(self.g.n_events))
 
     def grow_sketches(self, entries: int = 0) -> None:
         """Double the sketch map, or more: until ``entries`` fit in at most half of it."""
