@@ -190,8 +190,9 @@ def test_finished_columns_keep_every_row_as_they_grow_in_place_or_by_copy() -> N
 
 
 def test_the_kernels_event_rows_keep_what_they_held_as_they_grow_in_place_or_by_copy() -> None:
-    """The event pool and the 4-tuples grow by moving their mapping; where something still reads the old rows, by
-    copying them. Either way the rows in use are kept, the new ones are zero, and old readers still read theirs."""
+    """The kernel's rows (connections, sides, 4-tuples, the event pool) grow by moving their mapping; where something
+    still reads the old rows, by copying them. Either way the rows in use are kept, the new ones are zero, and old
+    readers still read theirs."""
     pool = MappedRows(Event, 4)
     rows = pool.rows(4)
     rows.frame[:3] = [1, 2, 3]
