@@ -521,6 +521,19 @@ def _anonymous(size: int) -> mmap.mmap:
     return mmap.mmap(-1, max(1, size), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 
 
+def _regrown(m: mmap.mmap, size: int, keep: int) -> mmap.mmap:
+    """``m`` (``_anonymous``) with room for ``size`` bytes, its first ``keep`` as they were: the mapping moved
+    (``mremap``: no copy, and the pages in use are not faulted in again), or, where something still reads it (an
+    array over it: a mapping with an export cannot move), a new mapping they are copied into."""
+    try:
+        m.resize(size)
+    except (BufferError, OSError, SystemError, ValueError):
+        grown = _anonymous(size)
+        np.frombuffer(grown, np.uint8, count=keep)[:] = np.frombuffer(m, np.uint8, count=keep)
+        return grown
+    return m
+
+
 class MappedRows:
     """Rows of a record in a private anonymous mapping of their own (all-zero bytes, mapped lazily as ``zeroed``'s),
     grown by moving the mapping (``mremap``): the rows in use are neither copied nor faulted in again. The kernel's
@@ -537,13 +550,8 @@ class MappedRows:
 
     def grow(self, n: int, used: int) -> Any:
         """``rows(n)``, room for ``n``, the first ``used`` as they were. The caller first lets go of the rows it has:
-        a mapping something still reads cannot move, and is copied into a new one instead."""
-        try:
-            self._map.resize(n * self._dtype.itemsize)
-        except (BufferError, OSError, SystemError, ValueError):
-            old = self.rows(used)
-            self._map = _anonymous(n * self._dtype.itemsize)
-            self.rows(used)[:] = old
+        a mapping something still reads cannot move, and is copied into a new one instead (``_regrown``)."""
+        self._map = _regrown(self._map, n * self._dtype.itemsize, used * self._dtype.itemsize)
         return self.rows(n)
 
 
@@ -586,29 +594,16 @@ class FinishedStore:
             size = max(need, 2 * size)
         dtype = np.dtype((want if col is None else np.result_type(col.dtype, want), shape))
         if col is not None and dtype.base == col.dtype:
-            del col
-            col = self._resized(name, size, dtype)
-            if len(col) >= need:
-                return col
+            del col, self._cols[name]  # the column is the mapping's one export: a mapping in use cannot move
+            m = self._maps[name] = _regrown(self._maps[name], size * dtype.itemsize, self._n * dtype.itemsize)
+            grown = self._cols[name] = np.frombuffer(m, dtype, count=size)
+            return grown
         m = _anonymous(size * dtype.itemsize)
         grown = np.frombuffer(m, dtype, count=size)
         if col is not None:
             grown[: self._n] = col[: self._n]
         self._cols[name], self._maps[name] = grown, m
         return grown
-
-    def _resized(self, name: str, size: int, dtype: np.dtype[Any]) -> Any:
-        """Column ``name`` grown to ``size`` rows by moving its mapping (``mremap``: no copy, and the rows in use
-        are not faulted in again); as it was where the system cannot."""
-        m = self._maps[name]
-        n = len(self._cols.pop(name))  # the column is the mapping's one export: a mapping in use cannot move
-        try:
-            m.resize(size * dtype.itemsize)
-            n = size
-        except (BufferError, OSError, SystemError, ValueError):
-            pass
-        col = self._cols[name] = np.frombuffer(m, dtype, count=n)
-        return col
 
     def row(self, name: str, i: int) -> Any:
         """Field ``name`` of id ``i``."""

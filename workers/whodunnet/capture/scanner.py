@@ -111,6 +111,11 @@ def _small_pages() -> None:
 _small_pages()
 
 
+def _no_copies() -> list[tuple[Any, Any]]:
+    """``CaptureState._copies``'s two sets of row copies, before the first sweep (and once the scan is done)."""
+    return [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
+
+
 class InTurn:
     """A thread of its own that does one job at a time while the kernel scans on (the spill's writing, the finished
     stores' filling): ``submit`` first waits for the job before, ``wait`` for the one on its way (a job's error is
@@ -346,7 +351,7 @@ class CaptureState:
         #: Per connection id, its position among the connections being looked up (-1 elsewhere): ``_positions``.
         self._place = np.zeros(0, np.int32)
         #: ``finish``'s two sets of row copies (``_copies``), and which was used last.
-        self._pool = [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
+        self._pool = _no_copies()
         self._turn = 0
         self.sketches = blank(SketchEntry, SKETCHES_MIN)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
@@ -594,7 +599,7 @@ class CaptureState:
             # Nothing reads the open rows, their copies, the 4-tuples or the hash table again: free them.
             self._conn_rows, self._side_rows = MappedRows(Conn, 0), MappedRows(Side, 0)
             self.conns, self.sides = self._conn_rows.rows(0), self._side_rows.rows(0)
-            self._pool = [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
+            self._pool = _no_copies()
             self._key_rows = MappedRows(Key, 0)
             self.keys, self.free, self.ht = self._key_rows.rows(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
             # Then the kept examples grouped by side row (each row's in the order kept), as the
