@@ -16,6 +16,7 @@ when the caller gives one for it: the console's workers match captures straight 
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -192,11 +193,14 @@ def _while_both_ran(
 
     The two captures keep different clocks and the segments take time between them; the copies both hold (one
     segment, the same seq, length, flags, ack and IPv4 identification, in each) give the shift from one clock to
-    the other (the median) and its spread (the largest departure from it). A copy only one capture holds is kept
-    when, shifted, it falls inside the other capture's span with that spread to spare: else the other capture may
-    not have been running when it passed (sent before it started, or after it stopped, or on its way at either
-    end), and its absence there is not a loss. A retransmission or a resent FIN after one capture stopped, and the
-    last pure ACKs, were otherwise counted lost. Without a copy in common, nothing is left out.
+    the other (the median) and, around any moment, its spread: the largest departure from it among the
+    ``NEIGHBOURS`` copies both hold before that moment and as many after it. A copy only one capture holds is kept
+    when, shifted, it falls inside the other capture's span with the spread around it to spare: else the other
+    capture may not have been running when it passed (sent before it started, or after it stopped, or on its way
+    at either end), and its absence there is not a loss. A retransmission or a resent FIN after one capture
+    stopped, and the last pure ACKs, were otherwise counted lost. The spread is the one around the copy, not the
+    largest of the whole transfer: one segment held up in a queue, anywhere, left every lone copy within that delay
+    of either end out (decision 0013; ``test_capture_pairs_edges``). Without a copy in common, nothing is left out.
     """
 
     def key(s: Segment) -> tuple[int, ...]:
@@ -209,27 +213,54 @@ def _while_both_ran(
     for s in mine:
         if count_mine[key(s)] == 1:
             first[key(s)] = s[7]
-    shifts = sorted(s[7] - first[key(s)] for s in theirs if key(s) in first and count_theirs[key(s)] == 1)
-    if not shifts:
+    both = [(first[key(s)], s[7]) for s in theirs if key(s) in first and count_theirs[key(s)] == 1]
+    if not both:
         return list(mine), list(theirs)
+    shifts = sorted(t - m for m, t in both)
     shift = shifts[len(shifts) // 2]
-    spread = max(abs(x - shift) for x in shifts) + 1e-6
+    near_mine = _Spread([(m, abs(t - m - shift)) for m, t in both])
+    near_theirs = _Spread([(t, abs(t - m - shift)) for m, t in both])
 
-    def compared(segs: Sequence[Segment], other: Counter[tuple[int, ...]], lo: float, hi: float) -> list[Segment]:
-        """Copies the other capture holds as many of (the first ones), and the rest when ``lo <= time <= hi``."""
+    def compared(
+        segs: Sequence[Segment], other: Counter[tuple[int, ...]], spread: _Spread, lo: float, hi: float
+    ) -> list[Segment]:
+        """Copies the other capture holds as many of (the first ones), and the rest when
+        ``lo + spread <= time <= hi - spread`` (the spread around that time)."""
         seen: Counter[tuple[int, ...]] = Counter()
         out = []
         for s in segs:
             k = key(s)
             seen[k] += 1
-            if seen[k] <= other[k] or lo <= s[7] <= hi:
-                out.append(s)
+            if seen[k] > other[k]:
+                margin = spread.at(s[7])
+                if not lo + margin <= s[7] <= hi - margin:
+                    continue
+            out.append(s)
         return out
 
     (my_first, my_last), (their_first, their_last) = my_span, their_span
-    kept_mine = compared(mine, count_theirs, their_first + spread - shift, their_last - spread - shift)
-    kept_theirs = compared(theirs, count_mine, my_first + spread + shift, my_last - spread + shift)
+    kept_mine = compared(mine, count_theirs, near_mine, their_first - shift, their_last - shift)
+    kept_theirs = compared(theirs, count_mine, near_theirs, my_first + shift, my_last + shift)
     return kept_mine, kept_theirs
+
+
+#: Copies both captures hold, on each side of a moment, whose departures from the clock shift give the spread there.
+NEIGHBOURS = 8
+
+
+class _Spread:
+    """The spread of the clock shift around a moment: the largest departure from the shift among the ``NEIGHBOURS``
+    copies both captures hold just before it and as many just after (times in one capture's clock)."""
+
+    def __init__(self, departures: list[tuple[float, float]]) -> None:
+        """``departures``: (time a copy both hold was seen, its departure from the shift)."""
+        ordered = sorted(departures)
+        self._times = [t for t, _ in ordered]
+        self._departures = [d for _, d in ordered]
+
+    def at(self, t: float) -> float:
+        i = bisect_right(self._times, t)
+        return max(self._departures[max(0, i - NEIGHBOURS) : i + NEIGHBOURS]) + 1e-6
 
 
 def segment_type(flags: int, payload: int) -> str:

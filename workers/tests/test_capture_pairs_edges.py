@@ -1,0 +1,63 @@
+"""Which copies the two-capture comparison counts near where one capture started or stopped (``_while_both_ran``).
+
+Segments here are the comparison's own tuples (seq, length, flags, ack, frame, payload, IPv4 id, time): one
+direction of one connection as each capture holds it. The lab tests (``test_capture_netlab``) cover the same rule
+on real captures; these pin the timing cases a lab run cannot choose.
+"""
+
+from __future__ import annotations
+
+from whodunnet.capture.constants import TH_ACK
+from whodunnet.capture_pairs import Segment, _while_both_ran
+
+#: 5 ms between the client's pure ACKs; 5 ms from the client's capture to the server's.
+GAP, TRANSIT = 0.005, 0.005
+
+
+def acks(n: int) -> list[Segment]:
+    """The client's pure ACKs as its own capture holds them: one every ``GAP`` s."""
+    return [(1000, 0, TH_ACK, 5000 + 1448 * i, i + 1, 0, i, i * GAP) for i in range(n)]
+
+
+def at_server(segs: list[Segment], lost: set[int], late: dict[int, float], until: float = 1e9) -> list[Segment]:
+    """The same ACKs as the server's capture holds them: ``TRANSIT`` later, but those ``lost`` on the way, those in
+    ``late`` held up that much longer, and none after ``until`` (the capture stopped)."""
+    out = [(*s[:7], s[7] + TRANSIT + late.get(i, 0.0)) for i, s in enumerate(segs) if i not in lost]
+    return sorted((s for s in out if s[7] <= until), key=lambda s: s[7])
+
+
+def span(segs: list[Segment]) -> tuple[float, float]:
+    return segs[0][7], segs[-1][7]
+
+
+def lone(kept: list[Segment], other: list[Segment]) -> list[int]:
+    """The ACK numbers (``ack`` field's index) of kept copies the other capture lacks."""
+    there = {s[3] for s in other}
+    return [(s[3] - 5000) // 1448 for s in kept if s[3] not in there]
+
+
+def test_one_ack_held_up_in_a_queue_does_not_hide_losses_far_from_it() -> None:
+    client = acks(200)  # one second of ACKs
+    server = at_server(client, lost={10, 190}, late={100: 0.4})
+    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    # Both losses are 50 ms from an end of the transfer; the held-up ACK, half a second away, says nothing of them.
+    # (Its 0.4 s, taken as the spread of the whole transfer, left both out: neither was counted lost.)
+    assert lone(kept, server) == [10, 190]
+
+
+def test_acks_the_server_capture_stopped_before_are_not_compared() -> None:
+    client = acks(200)
+    stopped = 150 * GAP + TRANSIT + GAP / 2  # the server's capture stops after it saw ACK 150
+    server = at_server(client, lost={10}, late={}, until=stopped)
+    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    assert lone(kept, server) == [10]  # 151-199 went past after it stopped: not lost
+
+
+def test_losses_next_to_a_held_up_ack_at_the_end_are_left_out() -> None:
+    # The server's capture ends with ACK 190, held up 50 ms on the way (it came after 199). Around then a copy could
+    # take 50 ms more: 197, missing there, may have been on its way when the capture stopped. 20 was surely lost.
+    client = acks(200)
+    server = at_server(client, lost={20, 197}, late={190: 0.05})
+    assert server[-1][3] == 5000 + 1448 * 190
+    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    assert lone(kept, server) == [20]
