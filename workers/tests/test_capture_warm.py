@@ -53,3 +53,11 @@ analysis.connections()
 assert analysis.state.retired and analysis.state.revived, (analysis.state.retired, analysis.state.revived)
 {NO_COMPILER}
 """
+
+
+def test_a_process_that_analyses_starts_no_linear_algebra_threads() -> None:
+    # numpy's OpenBLAS starts a thread per core at import, spinning for 0.14 s of CPU; the engine has no use for it.
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    threads = "import os, whodunnet.engine, numpy; print(len(os.listdir('/proc/self/task')))"
+    out = subprocess.run([sys.executable, "-c", threads], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
