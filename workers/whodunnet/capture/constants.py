@@ -294,7 +294,7 @@ class Ageing:
     #: Silence otherwise.
     idle_after: float = 60.0
     #: Connection rows to start with; a sweep runs when they are full, and they grow (double)
-    #: only when it freed less than a quarter of them.
+    #: only when it freed less than half of them.
     rows: int = 1024
 
 
