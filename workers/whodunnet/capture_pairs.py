@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 MAX_SEGMENT_KEYS = 2_000_000
 MAX_EXAMPLES = 20
 MAX_REFS = 20
+#: Copies both captures hold, on each side of a moment, whose departures from the clock shift give the spread there
+#: (``_while_both_ran``).
+NEIGHBOURS = 8
 
 
 #: What a segment is, as the findings name it (``segment_type``).
@@ -242,10 +245,6 @@ def _while_both_ran(
     kept_mine = compared(mine, count_theirs, near_mine, their_first - shift, their_last - shift)
     kept_theirs = compared(theirs, count_mine, near_theirs, my_first + shift, my_last + shift)
     return kept_mine, kept_theirs
-
-
-#: Copies both captures hold, on each side of a moment, whose departures from the clock shift give the spread there.
-NEIGHBOURS = 8
 
 
 class _Spread:

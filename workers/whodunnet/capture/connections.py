@@ -30,7 +30,6 @@ from whodunnet.capture.fields import (
     Show,
     Side,
     blank,
-    zeroed,
 )
 
 Role = Literal["client", "server"]
@@ -435,7 +434,7 @@ class ConnectionTable(Sequence[Connection]):
     def empty(cls) -> ConnectionTable:
         """A table of no connections (nothing was read)."""
         conns, sides = FinishedStore(FINISHED_CONN).table(0), FinishedStore(FINISHED_SIDE).table(0)
-        return cls(conns, sides, zeroed(Event, 0))
+        return cls(conns, sides, blank(Event, 0))
 
     def __len__(self) -> int:
         return self._n

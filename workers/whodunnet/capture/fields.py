@@ -9,9 +9,9 @@ From that:
   writes fields by name (``side.retrans += 1``), so no index is ever numbered by hand, and
   the annotation lets mypy check those names in the kernel's source.
 - ``blank(Side, n)`` gives n rows at their initial values; ``grown(rows, n)`` a bigger copy.
-- The connection arrays (``Conn``, ``Side``) are ``zeroed`` instead: all-zero memory the
-  operating system hands out lazily (calloc), so an array's unused tail costs neither time
-  nor resident memory; the kernel copies ``blank(Conn, 1)`` and ``blank(Side, 1)`` (the
+- The kernel's growing arrays (``Conn``, ``Side``, ``Key``, ``Event``) are ``MappedRows`` instead:
+  all-zero memory the operating system hands out lazily, so an array's unused tail costs neither
+  time nor resident memory; the kernel copies ``blank(Conn, 1)`` and ``blank(Side, 1)`` (the
   ``template``) into a row when it starts a connection there.
 - The Python views read the same columns by name: a field with ``view="packets"`` becomes
   that attribute of the table row (``connections.Direction.packets``), shown as ``show`` says
@@ -119,17 +119,8 @@ def grown(rows: Any, record: type[Record], n: int) -> Any:
     return out
 
 
-def zeroed(record: type[Record], n: int, used: Any = None) -> Any:
-    """``n`` rows of all-zero bytes (not their initial values: see ``template``), with the
-    rows ``used`` copied in front. Zero pages are mapped lazily: untouched rows cost nothing."""
-    out = np.zeros(n, record.dtype)
-    if used is not None:
-        out[: len(used)] = used
-    return out.view(np.recarray)
-
-
 def template(record: type[Record]) -> Any:
-    """One row at its initial values: what the kernel copies into a ``zeroed`` row it starts."""
+    """One row at its initial values: what the kernel copies into an all-zero row it starts (``MappedRows``)."""
     return blank(record, 1)
 
 
@@ -535,10 +526,11 @@ def _regrown(m: mmap.mmap, size: int, keep: int) -> mmap.mmap:
 
 
 class MappedRows:
-    """Rows of a record in a private anonymous mapping of their own (all-zero bytes, mapped lazily as ``zeroed``'s),
-    grown by moving the mapping (``mremap``): the rows in use are neither copied nor faulted in again. The kernel's
-    connection rows, their sides, the 4-tuples and the event pool grow so: 31 times in the analysis of a million
-    connections, where a fresh array and a copy each time cost 0.15-0.2 s of the scanning core (decision 0021)."""
+    """Rows of a record in a private anonymous mapping of their own (all-zero bytes, mapped lazily: untouched rows
+    cost nothing), grown by moving the mapping (``mremap``): the rows in use are neither copied nor faulted in
+    again. The kernel's connection rows, their sides, the 4-tuples and the event pool grow so: 31 times in the
+    analysis of a million connections, where a fresh array and a copy each time cost 0.15-0.2 s of the scanning
+    core (decision 0021)."""
 
     def __init__(self, record: type[Record], n: int) -> None:
         self._dtype = record.dtype

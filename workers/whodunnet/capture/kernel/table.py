@@ -204,7 +204,7 @@ def new_connection(
 ) -> int:
     """A row for the next connection (a retired one's from ``free``, else the next unused), its
     two side rows started from the templates ``conn0[0]`` and ``side0[0]`` (unused rows are
-    zeroed memory, see ``fields.zeroed``), and its 4-tuple in ``keys``."""
+    zeroed memory, see ``fields.MappedRows``), and its 4-tuple in ``keys``."""
     if g.n_free:
         g.n_free -= 1
         r = int(free[g.n_free])
