@@ -1,9 +1,10 @@
 """Feeding a capture stream through the compiled kernel (``kernel.scan.scan``).
 
-``Scanner`` owns a fixed buffer the kernel reads in place and the conversation with it:
-refill the buffer when it asks, skip bytes it does not want buffered, grow the state arrays
-(``CaptureState``, declared in ``fields``) when they are full, hand traced segments on, and
-turn an error code into ``MalformedInput`` with the byte offset. Memory is the buffer plus the
+``Scanner`` holds the conversation with the kernel, which reads a buffer in place (a window of a
+mapped file, or for a stream a fixed buffer it refills): move the window or refill the buffer
+when the kernel asks, skip bytes it does not want buffered, grow the state arrays (``CaptureState``,
+declared in ``fields``) when they are full, hand traced segments on, and turn an error code into
+``MalformedInput`` with the byte offset. Memory is the buffer plus the
 per-connection rows: it grows with connections, never with packets.
 
 With ageing (``Ageing``, on for the analysis), connections silent long enough are retired
@@ -77,7 +78,7 @@ from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
 from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
-from whodunnet.capture.source import BufferSource, open_capture
+from whodunnet.capture.source import BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
 
@@ -680,7 +681,7 @@ class Scanner:
 
     def __init__(
         self,
-        stream: BufferSource,
+        stream: BufferSource | MappedFile,
         *,
         max_caplen: int,
         size_hint: int = 0,
@@ -689,8 +690,11 @@ class Scanner:
         on_trace: Callable[[Any], None] | None = None,
         ageing: Ageing | None = None,
     ) -> None:
-        self._read = stream.read
-        self._readinto = stream.readinto
+        #: A mapped file is scanned in place (``_buf`` a window of it); a stream is read into ``_buf``.
+        self._mapped = stream if isinstance(stream, MappedFile) else None
+        if not isinstance(stream, MappedFile):
+            self._read = stream.read
+            self._readinto = stream.readinto
         self._max_caplen = max_caplen
         self._on_chunk = on_chunk
         self._on_trace = on_trace
@@ -699,7 +703,7 @@ class Scanner:
             self.state.traced = set(trace)
             want = self.state.want
             want[[i for i in trace if i < len(want)]] = True
-        self._buf = np.empty(buffer_size(max_caplen, size_hint), np.uint8)
+        self._buf = np.empty(0 if self._mapped else buffer_size(max_caplen, size_hint), np.uint8)
         #: Stream offset of ``_buf[0]``.
         self._base = 0
 
@@ -724,10 +728,12 @@ class Scanner:
                     code, pos = scan(buf, pos, end, eof, self._max_caplen, *st.args())
                 if code == R_NEED_DATA:
                     pos, end, eof = self._refill(pos, end)
+                    buf = self._buf
                 elif code == R_END:
                     return
                 elif code == R_SKIP:
                     pos, end = self._skip(pos, end)
+                    buf = self._buf
                 elif code in make_room:
                     make_room[code]()
                 elif code == R_FLUSH_TRACE:
@@ -747,6 +753,8 @@ class Scanner:
 
     def _refill(self, pos: int, end: int) -> tuple[int, int, bool]:
         """Keep the bytes from ``pos`` (moved to the front) and read more behind them."""
+        if self._mapped is not None:
+            return self._move(self._base + pos, to=self._base + end + 1)  # past what the kernel has
         buf = self._buf
         left = end - pos
         if pos:
@@ -765,6 +773,13 @@ class Scanner:
         if n <= end - pos:
             return pos + n, end
         at = self._base + int(g.err_at)
+        if self._mapped is not None:
+            base = self._base + pos + n
+            if base > self._mapped.size <= self._mapped.limit:  # (past the limit too: InputTooLarge, as a stream)
+                self._mapped.extend(self._mapped.size)  # read to the end, as a stream is, looking for the rest
+                raise MalformedInput(ERRORS[int(g.skip_err)], offset=at)
+            pos, end, _ = self._move(base, to=base)
+            return pos, end
         n -= end - pos
         self._base += end
         while n > 0:
@@ -776,6 +791,21 @@ class Scanner:
         if self._on_chunk is not None:
             self._on_chunk()
         return 0, 0
+
+    def _move(self, base: int, *, to: int) -> tuple[int, int, bool]:
+        """A mapped file's window: from ``base``, its bytes handed out up to ``to`` at least (``MappedFile.extend``)."""
+        m = self._mapped
+        assert m is not None
+        self._base = base
+        before = m.count
+        end = m.extend(to)
+        self._buf = m.data[base:end]
+        m.forget(base)
+        if self._on_chunk is not None:
+            self._on_chunk()
+        # The end is told once the kernel has asked past the last byte, as a stream's empty read tells it (the
+        # packet index's last checkpoint, at the end of the file, is the same).
+        return 0, end - base, m.eof and end == before
 
     def _flush_trace(self) -> None:
         st = self.state

@@ -1,5 +1,8 @@
 """Byte sources for the capture reader: plain or gzip files, with the input-size limit.
 
+A plain file on disk is mapped and scanned in place (``MappedFile``); a gzip or any other stream is read ahead
+in a thread (``ReadAhead``) and copied into the scanner's buffer.
+
 Decompression is done here with a raw ``decompressobj`` (isal's when it is installed,
 it is several times faster than zlib) and ``max_length``, so the engine itself decides
 how many bytes are inflated: a gzip bomb is stopped at ``max_input_bytes`` (+1 byte, to
@@ -8,15 +11,20 @@ know that there was more), never after.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import mmap
 import os
 import queue
+import stat
 import threading
 import zlib
 from collections import deque
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
+
+import numpy as np
 
 from whodunnet.errors import InputTooLarge, MalformedInput
 from whodunnet.limits import InflateGuard
@@ -41,6 +49,9 @@ MAX_INFLATE = 1 << 20
 MARKS = 256
 #: Blocks (of up to ``MAX_INFLATE`` bytes) a capture's read-ahead thread keeps ready.
 READ_AHEAD_BLOCKS = 4
+#: A mapped capture is handed to the kernel up to the next multiple of this many bytes at a time (the read-ahead's
+#: block size: the progress and the packet index's checkpoints come as often as they do from a stream).
+WINDOW = MAX_INFLATE
 
 
 class GzipError(MalformedInput):
@@ -132,8 +143,8 @@ class ReadAhead:
 
     The capture kernel releases the GIL while it scans a buffer, and so do isal while it inflates and the file's
     read while the system copies: with the two on two cores a capture is read at the kernel's speed or the
-    decompressor's rather than at the sum of both. A plain file too: its reading is the system's copy from the
-    page cache, 0.1-0.25 s of the one core for the 1 GB capture of the benchmark (decision 0021). The thread
+    decompressor's rather than at the sum of both. A plain stream too (a pipe, an object store's): its reading is
+    the system's copy (a plain file on disk is mapped instead, ``MappedFile``). The thread
     never reads past ``cap`` bytes in total (the input limit + 1, what ``LimitedSource`` would ask for), so a
     gzip bomb is still stopped at the limit; an error the reading meets (corrupt data, a refused bomb) is raised
     to the reader where the stream reaches it, after every byte before it.
@@ -199,6 +210,58 @@ class ReadAhead:
         self._stop.set()
         if self._thread.ident is not None:
             self._thread.join()
+
+
+class MappedFile:
+    """A plain capture file read in place: mapped into memory, the kernel scans the mapping itself, with no copy.
+
+    A stream costs two copies of every byte: the system's, from the page cache into the read-ahead's block, and
+    the block's into the scanner's buffer (decision 0021). The mapping is private (``ACCESS_COPY``): nothing writes
+    it, but numpy then sees it writable, which is the array type the kernel was compiled for. ``extend`` hands out
+    the file up to the next multiple of ``WINDOW`` bytes and never past ``limit`` (what ``LimitedSource`` would
+    read, and ``InputTooLarge`` where it would raise); ``forget`` gives back the pages the scan has left behind,
+    so that the mapped file never counts in the process's memory for more than a window or two.
+    """
+
+    def __init__(self, fd: int, size: int, limit: int) -> None:
+        self._map = mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
+        self._map.madvise(mmap.MADV_SEQUENTIAL)
+        self.data: Any = np.frombuffer(self._map, np.uint8)
+        self.size = size
+        self.limit = limit
+        #: Bytes handed out (to the kernel) so far.
+        self.count = 0
+        self._forgotten = 0
+
+    @property
+    def eof(self) -> bool:
+        """Whether every byte of the file is handed out (a file past the limit never is)."""
+        return self.count == self.size <= self.limit
+
+    def extend(self, to: int = 0) -> int:
+        """Hand out bytes up to the next multiple of ``WINDOW``, and at least up to ``to``; the new ``count``.
+        Raises ``InputTooLarge`` when that is past the limit and the file goes on past it."""
+        if to > self.limit < self.size:
+            raise InputTooLarge(
+                f"the input is larger than the limit of {self.limit:,} bytes (max_input_bytes); "
+                "reading stopped at the limit",
+                offset=self.limit,
+            )
+        want = max(to, (self.count // WINDOW + 1) * WINDOW)
+        self.count = max(self.count, min(want, self.size, self.limit))
+        return self.count
+
+    def forget(self, before: int) -> None:
+        """The scan is past byte ``before``: the whole pages before it leave the process (they stay cached)."""
+        upto = before - before % mmap.PAGESIZE
+        if upto > self._forgotten:
+            self._map.madvise(mmap.MADV_DONTNEED, self._forgotten, upto - self._forgotten)
+            self._forgotten = upto
+
+    def close(self) -> None:
+        self.data = None
+        with contextlib.suppress(BufferError):  # a view of it is still held (a scanner's): unmapped when it goes
+            self._map.close()
 
 
 class LimitedSource:
@@ -275,8 +338,14 @@ class OpenedCapture:
             base = _Prefixed(start, raw)
         self.compressed = start == GZIP_MAGIC
         self.gzip = GzipSource(base, guard) if self.compressed else None
-        self._ahead = ReadAhead(self.gzip if self.gzip is not None else base, max_input_bytes + 1)
-        self.stream = LimitedSource(self._ahead, max_input_bytes)
+        self._ahead: ReadAhead | None = None
+        self.stream: LimitedSource | MappedFile
+        fd = _regular_fd(raw) if not self.compressed and self.size else None
+        if fd is not None:
+            self.stream = MappedFile(fd, self.size, max_input_bytes)
+        else:
+            self._ahead = ReadAhead(self.gzip if self.gzip is not None else base, max_input_bytes + 1)
+            self.stream = LimitedSource(self._ahead, max_input_bytes)
 
     @property
     def decompressed_bytes(self) -> int:
@@ -304,6 +373,8 @@ class OpenedCapture:
     def close(self) -> None:
         if self._ahead is not None:
             self._ahead.close()
+        if isinstance(self.stream, MappedFile):
+            self.stream.close()
         if self._owns_raw:
             self.raw.close()
 
@@ -329,6 +400,17 @@ class _Prefixed:
             head, self._prefix = self._prefix[:n], self._prefix[n:]
             return head
         return self._raw.read(n)
+
+
+def _regular_fd(raw: BinaryIO) -> int | None:
+    """The descriptor of a regular file read from its start (what can be mapped), else None."""
+    try:
+        fd = raw.fileno()
+        if stat.S_ISREG(os.fstat(fd).st_mode) and raw.tell() == 0:
+            return fd
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        pass
+    return None
 
 
 def _size_of(raw: BinaryIO) -> int:
