@@ -541,10 +541,11 @@ class CaptureState:
         np.take(self.sides.view(np.ndarray), side_rows, out=sides, mode="clip")
         # Room for a run per sketch of every row at once (the kernel's rule), not found by doubling over and over.
         self.grow_sketches(int(self.g.sketch_used) + 4 * len(rows) + 2)
+        folded = np.empty((len(side_rows), 2), np.bool_)
         with np.errstate(over="ignore"):
-            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows):
+            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows, folded):
                 self.grow_sketches()
-        return conns, sides, self._quantiles(self.conns.cid[rows], side_rows)
+        return conns, sides, self._quantiles(self.conns.cid[rows], folded)
 
     def _copies(self, n: int) -> tuple[Any, Any]:
         """Room for ``finish``'s copies of ``n`` connection rows and their ``2 n`` side rows: two sets taken in
@@ -575,14 +576,15 @@ class CaptureState:
         self.done_conns.put(ids, conns)
         self.done_sides.put(side_ids, sides)
 
-    def _quantiles(self, ids: Any, side_rows: Any) -> Callable[[], Any]:
+    def _quantiles(self, ids: Any, folded: Any) -> Callable[[], Any]:
         """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
-        side ``side`` of connection ``ids[i]`` (-1: empty), on the keeper's thread. It reads the sketch map as it is
-        now, which nothing changes after: a sweep goes on with a fresh map (``retire``), and the table waits for the
-        keeper. Finding those connections' entries in it took 0.2-0.3 s of the scanning core on the 1 M-connection
-        capture. Only whether each side's sketches are folded is read here, from the rows the kernel reuses."""
+        side ``side`` of connection ``ids[i]`` (-1: empty), on the keeper's thread; ``folded``: whether each of
+        those sides' sketches is folded (``close_runs`` says, in the same order). It reads the sketch map as it
+        is now, which nothing changes after: a sweep goes on with a fresh map (``retire``), and the table waits for
+        the keeper. Finding those connections' entries in it took 0.2-0.3 s of the scanning core on the 1
+        M-connection capture."""
         e = self.sketches
-        folded = self.sides.folded[side_rows].reshape(-1)
+        folded = folded.reshape(-1)
         n, known = len(ids), self.n
 
         def work() -> Any:

@@ -79,8 +79,9 @@ def add(entries: Rows, g: Scan, s: Side, row: int, which: int, v: int) -> None:
 
 
 @jit
-def close_runs(entries: Rows, g: Scan, sides: Rows, conns: Rows, rows: Rows) -> bool:
-    """Put the pending runs of connection rows ``rows`` in the map; False when the map must grow first."""
+def close_runs(entries: Rows, g: Scan, sides: Rows, conns: Rows, rows: Rows, folded: Rows) -> bool:
+    """Put the pending runs of connection rows ``rows`` in the map; False when the map must grow first. Then
+    whether each of their sides' sketches is folded (a run put may fold one): ``folded[2 i + side]``."""
     for i in range(rows.shape[0]):
         r = rows[i]
         c = conns[r].cid
@@ -92,6 +93,7 @@ def close_runs(entries: Rows, g: Scan, sides: Rows, conns: Rows, rows: Rows) -> 
                         return False
                     put(entries, g, s, 2 * c + d, which, s.run_value[which], s.run_count[which])
                     s.run_count[which] = 0
+                folded[2 * i + d, which] = s.folded[which]
     return True
 
 
