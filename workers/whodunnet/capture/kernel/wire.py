@@ -2,6 +2,14 @@
 
 ``int(buf[p])`` is an int64 in compiled code and a Python int without the JIT, so the
 arithmetic on top means the same in both modes (no uint8 wrap-around, no numpy overflow).
+
+The numbers of several bytes index the buffer with unsigned positions (``np.uint64``): numba
+indexes with a signed integer by first adding the length to a negative one (a compare and a
+conditional move per byte), and those keep LLVM from reading a field's bytes as the one load
+it is. Unsigned, a 32-bit field is one load (``movbe`` for big-endian), as in C: the kernel 17 %
+faster on the bulk capture, 23 % as pcapng (decision 0021). Positions are never negative; a
+negative one would be an error without the JIT (``np.uint64`` refuses it), not a read from the
+buffer's end. (A single byte read the same way measured no faster.)
 """
 
 from __future__ import annotations
@@ -12,35 +20,48 @@ from whodunnet.capture.fields import U64
 from whodunnet.capture.kernel import hot
 from whodunnet.capture.kernel.types import Buffer
 
+_1, _2, _3 = np.uint64(1), np.uint64(2), np.uint64(3)
+
 
 @hot
 def be16(buf: Buffer, p: int) -> int:
-    return (int(buf[p]) << 8) | int(buf[p + 1])
+    i = np.uint64(p)
+    return (int(buf[i]) << 8) | int(buf[i + _1])
 
 
 @hot
 def be32(buf: Buffer, p: int) -> int:
-    return (int(buf[p]) << 24) | (int(buf[p + 1]) << 16) | (int(buf[p + 2]) << 8) | int(buf[p + 3])
+    i = np.uint64(p)
+    return (int(buf[i]) << 24) | (int(buf[i + _1]) << 16) | (int(buf[i + _2]) << 8) | int(buf[i + _3])
 
 
 @hot
 def le16(buf: Buffer, p: int) -> int:
-    return (int(buf[p + 1]) << 8) | int(buf[p])
+    i = np.uint64(p)
+    return (int(buf[i + _1]) << 8) | int(buf[i])
 
 
 @hot
 def le32(buf: Buffer, p: int) -> int:
-    return (int(buf[p + 3]) << 24) | (int(buf[p + 2]) << 16) | (int(buf[p + 1]) << 8) | int(buf[p])
+    i = np.uint64(p)
+    return (int(buf[i + _3]) << 24) | (int(buf[i + _2]) << 16) | (int(buf[i + _1]) << 8) | int(buf[i])
 
 
 @hot
 def u16(buf: Buffer, p: int, big: bool) -> int:
-    return be16(buf, p) if big else le16(buf, p)
+    """A 16-bit number in the file's byte order. Two returns, not one conditional expression: LLVM makes the
+    latter one set of byte loads from either address, the former one load in each branch."""
+    if big:
+        return be16(buf, p)
+    return le16(buf, p)
 
 
 @hot
 def u32(buf: Buffer, p: int, big: bool) -> int:
-    return be32(buf, p) if big else le32(buf, p)
+    """A 32-bit number in the file's byte order (as ``u16``)."""
+    if big:
+        return be32(buf, p)
+    return le32(buf, p)
 
 
 @hot
