@@ -11,6 +11,8 @@ be the golden one (recorded without ageing).
 from __future__ import annotations
 
 import gzip
+import io
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -237,3 +239,40 @@ def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copi
     then_conns, _, _ = state.finish(second)
     assert np.array_equal(then_conns["cid"], state.conns.cid[second])
     assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
+
+
+def acks(sport: int, windows: list[int], ip_id: int) -> list[bytes]:
+    """Pure ACKs from the client of port ``sport``, one per window value, each IP id its own."""
+    out = []
+    for i, window in enumerate(windows):
+        tcp = struct.pack("!HHIIBBHHH", sport, 80, 101, 501, 5 << 4, ACK, window, 0, 0)
+        frame = bytearray(ethernet(ipv4(C, S, tcp)))
+        frame[18:20] = struct.pack("!H", (ip_id + i) & 0xFFFF)
+        out.append(bytes(frame))
+    return out
+
+
+@pytest.mark.parametrize("ageing", [None, ALWAYS], ids=["kept", "retired"])
+@pytest.mark.parametrize("last_new", [True, False], ids=["new-last-value", "known-last-value"])
+def test_a_sketch_at_its_distinct_limit_folds_when_its_last_run_brings_a_new_value(
+    ageing: Ageing | None, last_new: bool
+) -> None:
+    # Window values are counted exactly up to EXACT_KEYS (256) distinct ones, then quantized to 7 significant
+    # bits. The last value a side advertised is still a pending run when its row is finished (retired, or at the
+    # end): counted then. Connection B's client advertises 256 distinct windows, then a last one, new or not; a
+    # new one folds the sketch, and its window median is then quantized (20,224 bytes: 79 << 8), else exact (a
+    # value 20,000 + 3 i). Connection A's few values must stay exact, whatever B does.
+    windows = [20_000 + 3 * i for i in range(256)]
+    frames = [seg(4000, seq=100, flags=SYN), *acks(4000, [30_001, 30_001, 30_002], 100)]
+    frames += [seg(5000, seq=100, flags=SYN), *acks(5000, [*windows, 20_768 if last_new else windows[0]], 1000)]
+    frames += [seg(port, seq=100, flags=SYN) for port in range(6000, 6008)]  # new rows wanted: sweeps retire B
+    analysis = CaptureAnalysis(ageing=ageing)
+    analysis.run(io.BytesIO(pcap(frames)))
+    a, b = analysis.connections()[:2]
+    assert a.c2s.window_median == 30_001
+    if last_new:
+        assert b.c2s.window_median == 79 << 8
+    else:
+        assert b.c2s.window_median in windows
+    if ageing is not None:
+        assert analysis.state is not None and analysis.state.retired >= 2

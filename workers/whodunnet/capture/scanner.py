@@ -34,6 +34,7 @@ from isal import isal_zlib
 
 from whodunnet.capture.constants import (
     ERRORS,
+    EXACT_KEYS,
     FMT_PCAPNG,
     MAX_META_BLOCK,
     OPTIONS_SLACK,
@@ -76,7 +77,7 @@ from whodunnet.capture.fields import (
 )
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
-from whodunnet.capture.kernel.sketch import close_runs, quantiles, rehome
+from whodunnet.capture.kernel.sketch import quantiles, rehome
 from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
 from whodunnet.capture.source import BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
@@ -472,14 +473,13 @@ class CaptureState:
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        conns, sides, quantiles_of = self.finish(rows)
+        conns, sides, quantiles_of = self.finish(rows, entries, starts)
         self.keys.spill_at[ids] = self.spill.put(conns, sides, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
         self._keep(ids, conns, sides, quantiles_of)
-        # Their entries out of the map (closing the runs may have added some).
-        e = self.sketches
-        used = np.flatnonzero(e.sketch >= 0)
-        keep = used[self._place.of(ids, e.sketch[used] >> 2, self.n) < 0]
+        # The others' entries stay (nothing changed the map since it was read above: the retiring connections'
+        # open runs are put with their entries by the keeper, ``_quantiles``).
+        keep = used[at < 0]
         # No smaller than before the sweep: the rows freed fill again, and the kernel would double the map back.
         size = max(SKETCHES_MIN, before)
         while (len(keep) + 2) * 4 > size:
@@ -526,10 +526,11 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any) -> tuple[Any, Any, Callable[[], Any]]:
+    def finish(self, rows: Any, entries: Any = None, starts: Any = None) -> tuple[Any, Any, Callable[[], Any]]:
         """Copies of the connection rows ``rows`` and of their side rows (two per connection, in order), as they
-        were, and the function that works out the sides' quantiles (``q``) from copies, on any thread. Their
-        sketch runs are then closed into the map (which changes working state only)."""
+        were, and the function that works out the sides' quantiles (``q``) from the copies and the sketch map, on
+        any thread (``entries`` and ``starts``: the connections' entries of the map, grouped by connection in the
+        order of ``rows``, when the caller has them; else they are found in the map)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
@@ -539,13 +540,7 @@ class CaptureState:
         conns, sides = self._copies(len(rows))
         np.take(self.conns.view(np.ndarray), rows, out=conns, mode="clip")
         np.take(self.sides.view(np.ndarray), side_rows, out=sides, mode="clip")
-        # Room for a run per sketch of every row at once (the kernel's rule), not found by doubling over and over.
-        self.grow_sketches(int(self.g.sketch_used) + 4 * len(rows) + 2)
-        folded = np.empty((len(side_rows), 2), np.bool_)
-        with np.errstate(over="ignore"):
-            while not close_runs(self.sketches, self.g, self.sides, self.conns, rows, folded):
-                self.grow_sketches()
-        return conns, sides, self._quantiles(self.conns.cid[rows], folded)
+        return conns, sides, self._quantiles(conns, sides, entries, starts)
 
     def _copies(self, n: int) -> tuple[Any, Any]:
         """Room for ``finish``'s copies of ``n`` connection rows and their ``2 n`` side rows: two sets taken in
@@ -576,25 +571,49 @@ class CaptureState:
         self.done_conns.put(ids, conns)
         self.done_sides.put(side_ids, sides)
 
-    def _quantiles(self, ids: Any, folded: Any) -> Callable[[], Any]:
+    def _quantiles(self, conns: Any, sides: Any, entries: Any, starts: Any) -> Callable[[], Any]:
         """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
-        side ``side`` of connection ``ids[i]`` (-1: empty), on the keeper's thread; ``folded``: whether each of
-        those sides' sketches is folded (``close_runs`` says, in the same order). It reads the sketch map as it
-        is now, which nothing changes after: a sweep goes on with a fresh map (``retire``), and the table waits for
-        the keeper. Finding those connections' entries in it took 0.2-0.3 s of the scanning core on the 1
-        M-connection capture."""
-        e = self.sketches
-        folded = folded.reshape(-1)
-        n, known = len(ids), self.n
+        side ``side`` of the connection of copied row ``conns[i]`` (-1: empty), on the keeper's thread, from
+        ``finish``'s copies (``sides``: two per connection) and the map's entries of those connections
+        (``entries``, grouped by connection, ``starts`` where each one's begin; None: found in the sketch map as it
+        is now, which nothing changes after: a sweep goes on with a fresh map, and the table waits for the keeper).
+
+        A side's pending runs (``Side.run_value``, ``run_count``) count as the kernel would put them in the map
+        (``sketch.put``): as values of their own, whose putting may fold the sketch. The scanning core used to put
+        them in the map itself (``close_runs``, and a larger map to put them in), 0.2-0.25 s of the 1 M-connection
+        capture's sweeps; finding the connections' entries in the map took it 0.2-0.3 s."""
+        e, known = self.sketches, self.n
 
         def work() -> Any:
-            order = np.argsort(ids)
-            used = np.flatnonzero(e.sketch >= 0)
-            sketch = e.sketch[used]
-            at = self._kept_place.of(ids[order], sketch >> 2, known)
-            mine = at >= 0
-            local = (order[at[mine]] << 2) | (sketch[mine] & 3)
-            value, count = e.value[used][mine], e.count[used][mine]
+            ids = conns["cid"]
+            n = len(ids)
+            if entries is None:
+                order = np.argsort(ids)
+                used = np.flatnonzero(e.sketch >= 0)
+                sketch = e.sketch[used]
+                at = self._kept_place.of(ids[order], sketch >> 2, known)
+                mine = at >= 0
+                local = (order[at[mine]] << 2) | (sketch[mine] & 3)
+                value, count = e.value[used][mine], e.count[used][mine]
+            else:
+                local = (np.repeat(np.arange(n), np.diff(starts)) << 2) | (entries["sketch"] & 3)
+                value, count = entries["value"], entries["count"]
+            # Sketch ``2 k + which`` of copied side ``k`` is sketch ``4 i + 2 side + which`` of connection ``i``.
+            run_count = sides["run_count"].reshape(-1)
+            run_value = sides["run_value"].reshape(-1)
+            folded = sides["folded"].reshape(-1).copy()
+            pending = np.flatnonzero(run_count > 0)
+            # A run's value new to its sketch makes one distinct value more: past EXACT_KEYS, the sketch folds.
+            edge = pending[(folded[pending] == 0) & (sides["distinct"].reshape(-1)[pending] == EXACT_KEYS)]
+            if len(edge):
+                near = np.isin(local, edge)
+                known_values = set(zip(local[near].tolist(), value[near].tolist(), strict=True))
+                for k in edge.tolist():
+                    if (k, int(run_value[k])) not in known_values:
+                        folded[k] = True
+            local = np.concatenate([local, pending])
+            value = np.concatenate([value, run_value[pending]])
+            count = np.concatenate([count, run_count[pending]])
             by = _by_sketch_then_value(local, value)
             out = np.full((4 * n, N_QUANTILES), -1, np.int64)
             quantiles(local[by], value[by], count[by], folded, np.array(QUANTILES), out)

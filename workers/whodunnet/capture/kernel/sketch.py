@@ -79,25 +79,6 @@ def add(entries: Rows, g: Scan, s: Side, row: int, which: int, v: int) -> None:
 
 
 @jit
-def close_runs(entries: Rows, g: Scan, sides: Rows, conns: Rows, rows: Rows, folded: Rows) -> bool:
-    """Put the pending runs of connection rows ``rows`` in the map; False when the map must grow first. Then
-    whether each of their sides' sketches is folded (a run put may fold one): ``folded[2 i + side]``."""
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        c = conns[r].cid
-        for d in range(2):
-            s = sides[2 * r + d]
-            for which in range(2):
-                if s.run_count[which]:
-                    if (g.sketch_used + 1) * 2 > entries.shape[0]:
-                        return False
-                    put(entries, g, s, 2 * c + d, which, s.run_value[which], s.run_count[which])
-                    s.run_count[which] = 0
-                folded[2 * i + d, which] = s.folded[which]
-    return True
-
-
-@jit
 def rehome(entries: Rows, old: Rows) -> None:
     """Move every entry of ``old`` into the (larger, empty) map ``entries``."""
     for i in range(old.shape[0]):
