@@ -468,7 +468,7 @@ class CaptureState:
         at = self._place.of(ids, e.sketch[used] >> 2, self.n)
         mine = used[at >= 0]
         by_conn = np.argsort(at[at >= 0], kind="stable")
-        entries = e[mine[by_conn]]
+        entries = np.take(e, mine[by_conn])  # (fancy indexing copies records field by field: slower)
         starts = np.searchsorted(at[at >= 0][by_conn], np.arange(len(ids) + 1))
         self.retired += len(rows)
         if self.spill is None:
@@ -642,7 +642,9 @@ class CaptureState:
             # Then the kept examples grouped by side row (each row's in the order kept), as the
             # connection table reads them: sorted here once, so it need not keep a sorted copy.
             events = self.events[: int(self.g.n_events)]
-            self.events = events[np.argsort(events.row, kind="stable")]
+            # ``np.take``, not ``events[order]``: numpy's fancy indexing copies records field by field (0.08 s
+            # for the 2 M events of the 1 M-connection capture, against 0.035 s).
+            self.events = np.take(events, np.argsort(events.row, kind="stable"))
             self._event_rows = MappedRows(Event, 0)
         return self._table
 
