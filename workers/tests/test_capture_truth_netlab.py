@@ -78,17 +78,24 @@ def test_one_byte_requests_dropped_are_retransmissions_not_keep_alives(lab: NetL
     assert at_client.c2s.keep_alives == 0
     # The server never saw the dropped requests: what it saw resent is its own answers, sent
     # again because the acknowledgement rode on the dropped request (spurious: the client D-SACKs
-    # them, TCPDSACKOldSent), again the kernel's count.
+    # them, TCPDSACKOldSent), again the kernel's count. Now and then (about one run in twenty) one
+    # of those probes leaves just as the client's retransmitted request, which acknowledges the
+    # answer, arrives: captured after it, it re-sends the last acknowledged byte, as a keep-alive
+    # does, and is counted as one (at a router's capture every such probe comes after the ACK it
+    # crossed: the forwarding-host test below counts them by their D-SACKs). So the kernel's count is
+    # the retransmissions and those, and they stay rare. (Saved from a failing run: 29 + 1 of 30.)
     assert at_server.c2s.retransmissions == 0
-    assert at_server.s2c.retransmissions == delta["s"]["TcpRetransSegs"] >= lost // 2
-    assert delta["c"]["TcpExtTCPDSACKOldSent"] == at_server.s2c.retransmissions == at_server.s2c.dsacked_segments
+    resent = at_server.s2c.retransmissions + at_server.s2c.keep_alives
+    assert resent == delta["s"]["TcpRetransSegs"] >= lost // 2
+    assert at_server.s2c.keep_alives <= 2
+    assert delta["c"]["TcpExtTCPDSACKOldSent"] == resent == at_server.s2c.dsacked_segments
     # So at the server they are not counted as loss: no retransmission rate from them.
     assert "tcp.retransmissions" not in kinds(result.findings, 1)
     # Which timer sent them: tail loss probes (TCPLossProbes) or timeouts (TCPTimeouts), as each
     # kernel counted them.
     for conn, side, ns in ((at_client, "c2s", "c"), (at_server, "s2c", "s")):
         d = getattr(conn, side)
-        assert d.tail_loss_probes == delta[ns].get("TcpExtTCPLossProbes", 0), (ns, d)
+        assert d.tail_loss_probes + d.keep_alives == delta[ns].get("TcpExtTCPLossProbes", 0), (ns, d)
         assert d.rto_retransmissions == delta[ns].get("TcpExtTCPTimeouts", 0), (ns, d)
     found = kinds(result.findings, 0)
     timed = found["tcp.rto_retransmit"]
