@@ -233,10 +233,10 @@ def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copi
     assert state is not None
     rows = state.open_rows()
     first, second = rows[:1000], rows[1000:2000]
-    conns, sides, _ = state.finish(first)
+    conns, sides, _ = state.finish(first, *state.entries_of(state.conns.cid[first])[:2])
     kept = conns.copy(), sides.copy()
     assert np.array_equal(kept[0]["cid"], state.conns.cid[first])
-    then_conns, _, _ = state.finish(second)
+    then_conns, _, _ = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
     assert np.array_equal(then_conns["cid"], state.conns.cid[second])
     assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
 

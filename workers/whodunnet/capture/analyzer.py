@@ -95,8 +95,8 @@ class CaptureAnalysis:
             raise
         finally:
             self.decompressed_bytes = opened.decompressed_bytes
+            scanner.release_buffer()  # first: the buffer may be a view of the mapped file, which closes next
             opened.close()
-            scanner.release_buffer()
         return self.summary()
 
     def connections(self) -> ConnectionTable:

@@ -320,7 +320,7 @@ def buffer_size(max_caplen: int, size_hint: int) -> int:
 
 class Places:
     """Where each connection id of some ids is among them: through a table indexed by id, kept between calls (looking
-    each up in sorted ids cost a binary search per sketch entry). One per thread that asks."""
+    each up in sorted ids cost a binary search per sketch entry)."""
 
     def __init__(self) -> None:
         self._place = np.zeros(0, np.int32)
@@ -368,9 +368,8 @@ class CaptureState:
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
         self.revived = 0
-        #: Where connections are among those a sweep retires (``retire``), and among those whose quantiles the
-        #: keeper works out (``_quantiles``, on its thread): a table each.
-        self._place, self._kept_place = Places(), Places()
+        #: Where connections are among those whose sketch entries are looked up (``entries_of``).
+        self._place = Places()
         #: ``finish``'s two sets of row copies (``_copies``), and which was used last.
         self._pool = _no_copies()
         self._turn = 0
@@ -464,12 +463,7 @@ class CaptureState:
         rows, ids = rows[order], ids[order]
         # The whole state first (the sketch runs still open), grouped by connection.
         e = self.sketches
-        used = np.flatnonzero(e.sketch >= 0)
-        at = self._place.of(ids, e.sketch[used] >> 2, self.n)
-        mine = used[at >= 0]
-        by_conn = np.argsort(at[at >= 0], kind="stable")
-        entries = np.take(e, mine[by_conn])  # (fancy indexing copies records field by field: slower)
-        starts = np.searchsorted(at[at >= 0][by_conn], np.arange(len(ids) + 1))
+        entries, starts, used, at = self.entries_of(ids)
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
@@ -478,7 +472,7 @@ class CaptureState:
         self.keys.spill_i[ids] = np.arange(len(ids))
         self._keep(ids, conns, sides, quantiles_of)
         # The others' entries stay (nothing changed the map since it was read above: the retiring connections'
-        # open runs are put with their entries by the keeper, ``_quantiles``).
+        # pending runs are counted with their entries by the keeper, ``_quantiles``).
         keep = used[at < 0]
         # No smaller than before the sweep: the rows freed fill again, and the kernel would double the map back.
         size = max(SKETCHES_MIN, before)
@@ -486,11 +480,24 @@ class CaptureState:
             size *= 2
         fresh = blank(SketchEntry, size)
         with np.errstate(over="ignore"):
-            rehome(fresh, e[keep])
+            rehome(fresh, np.take(e, keep))
         self.sketches = fresh
         g.sketch_used = len(keep)
         with np.errstate(over="ignore"):
             retire_rows(self.ht, self.conns, self.sides, self.keys, self.free, g, rows)
+
+    def entries_of(self, ids: Any) -> tuple[Any, Any, Any, Any]:
+        """The sketch map's entries of connections ``ids``, what ``finish`` needs with their rows: (the entries
+        grouped by connection in the order of ``ids``, where each one's begin and the end; the map's used slots,
+        where each one's connection is in ``ids``, -1: another's)."""
+        e = self.sketches
+        used = np.flatnonzero(e.sketch >= 0)
+        at = self._place.of(ids, e.sketch[used] >> 2, self.n)
+        mine = at >= 0
+        by_conn = np.argsort(at[mine], kind="stable")
+        entries = np.take(e, used[mine][by_conn])  # (fancy indexing copies records field by field: slower)
+        starts = np.searchsorted(at[mine][by_conn], np.arange(len(ids) + 1))
+        return entries, starts, used, at
 
     def revive(self) -> None:
         """R_REVIVE: bring connection ``Scan.revive`` back from the spill, as it was when it retired."""
@@ -526,11 +533,11 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any, entries: Any = None, starts: Any = None) -> tuple[Any, Any, Callable[[], Any]]:
+    def finish(self, rows: Any, entries: Any, starts: Any) -> tuple[Any, Any, Callable[[], Any]]:
         """Copies of the connection rows ``rows`` and of their side rows (two per connection, in order), as they
-        were, and the function that works out the sides' quantiles (``q``) from the copies and the sketch map, on
-        any thread (``entries`` and ``starts``: the connections' entries of the map, grouped by connection in the
-        order of ``rows``, when the caller has them; else they are found in the map)."""
+        were, and the function that works out the sides' quantiles (``q``) from the copies and the connections'
+        sketch entries, on any thread (``entries`` and ``starts``: as ``entries_of`` gives them for those rows'
+        connections, in the same order)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
@@ -574,30 +581,18 @@ class CaptureState:
     def _quantiles(self, conns: Any, sides: Any, entries: Any, starts: Any) -> Callable[[], Any]:
         """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
         side ``side`` of the connection of copied row ``conns[i]`` (-1: empty), on the keeper's thread, from
-        ``finish``'s copies (``sides``: two per connection) and the map's entries of those connections
-        (``entries``, grouped by connection, ``starts`` where each one's begin; None: found in the sketch map as it
-        is now, which nothing changes after: a sweep goes on with a fresh map, and the table waits for the keeper).
+        ``finish``'s copies (``sides``: two per connection) and the map's entries of those connections (``entries``,
+        grouped by connection, ``starts`` where each one's begin): nothing the kernel changes after.
 
         A side's pending runs (``Side.run_value``, ``run_count``) count as the kernel would put them in the map
         (``sketch.put``): as values of their own, whose putting may fold the sketch. The scanning core used to put
         them in the map itself (``close_runs``, and a larger map to put them in), 0.2-0.25 s of the 1 M-connection
-        capture's sweeps; finding the connections' entries in the map took it 0.2-0.3 s."""
-        e, known = self.sketches, self.n
+        capture's sweeps, and to look the connections' entries up a second time."""
 
         def work() -> Any:
-            ids = conns["cid"]
-            n = len(ids)
-            if entries is None:
-                order = np.argsort(ids)
-                used = np.flatnonzero(e.sketch >= 0)
-                sketch = e.sketch[used]
-                at = self._kept_place.of(ids[order], sketch >> 2, known)
-                mine = at >= 0
-                local = (order[at[mine]] << 2) | (sketch[mine] & 3)
-                value, count = e.value[used][mine], e.count[used][mine]
-            else:
-                local = (np.repeat(np.arange(n), np.diff(starts)) << 2) | (entries["sketch"] & 3)
-                value, count = entries["value"], entries["count"]
+            n = len(conns)
+            local = (np.repeat(np.arange(n), np.diff(starts)) << 2) | (entries["sketch"] & 3)
+            value, count = entries["value"], entries["count"]
             # Sketch ``2 k + which`` of copied side ``k`` is sketch ``4 i + 2 side + which`` of connection ``i``.
             run_count = sides["run_count"].reshape(-1)
             run_value = sides["run_value"].reshape(-1)
@@ -628,7 +623,9 @@ class CaptureState:
         by side row."""
         if self._table is None:
             rows = self.open_rows()
-            self._keep(self.conns.cid[rows], *self.finish(rows))
+            ids = self.conns.cid[rows]
+            entries, starts, _, _ = self.entries_of(ids)
+            self._keep(ids, *self.finish(rows, entries, starts))
             self._keeper.wait()
             n = self.n
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)

@@ -242,11 +242,7 @@ class MappedFile:
         """Hand out bytes up to the next multiple of ``WINDOW``, and at least up to ``to``; the new ``count``.
         Raises ``InputTooLarge`` when that is past the limit and the file goes on past it."""
         if to > self.limit < self.size:
-            raise InputTooLarge(
-                f"the input is larger than the limit of {self.limit:,} bytes (max_input_bytes); "
-                "reading stopped at the limit",
-                offset=self.limit,
-            )
+            raise too_large(self.limit)
         want = max(to, (self.count // WINDOW + 1) * WINDOW)
         self.count = max(self.count, min(want, self.size, self.limit))
         return self.count
@@ -260,7 +256,7 @@ class MappedFile:
 
     def close(self) -> None:
         self.data = None
-        with contextlib.suppress(BufferError):  # a view of it is still held (a scanner's): unmapped when it goes
+        with contextlib.suppress(BufferError):  # a view of it is still held: unmapped when the last one goes
             self._map.close()
 
 
@@ -313,11 +309,15 @@ class LimitedSource:
         return n
 
     def _too_large(self) -> None:
-        raise InputTooLarge(
-            f"the input is larger than the limit of {self.limit:,} bytes (max_input_bytes); "
-            "reading stopped at the limit",
-            offset=self.limit,
-        )
+        raise too_large(self.limit)
+
+
+def too_large(limit: int) -> InputTooLarge:
+    """The error of an input past ``limit`` bytes (``Limits.max_input_bytes``), where reading stopped."""
+    return InputTooLarge(
+        f"the input is larger than the limit of {limit:,} bytes (max_input_bytes); reading stopped at the limit",
+        offset=limit,
+    )
 
 
 class OpenedCapture:
