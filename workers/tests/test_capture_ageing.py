@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import struct
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,7 @@ from test_capture_golden import captures, golden_path, output
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
 from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, Event, FinishedStore, MappedRows
+from whodunnet.capture.scanner import BEHIND, InTurn
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -239,6 +242,21 @@ def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copi
     then_conns, _, _ = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
     assert np.array_equal(then_conns["cid"], state.conns.cid[second])
     assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
+
+
+def test_the_threads_that_keep_retired_connections_run_behind_the_scanning_thread() -> None:
+    """The spill's writer and the keeper share the cores with the scan, the longest path: they run nicer than it
+    (``scanner._behind_the_scan``), and the scanning thread's own priority is left as it was."""
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen: list[int] = []
+    worker = InTurn("whodunnet-test")
+    try:
+        worker.submit(lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        worker.wait()
+    finally:
+        worker.close()
+    assert seen == [min(19, before + BEHIND)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
 
 
 def acks(sport: int, windows: list[int], ip_id: int) -> list[bytes]:
