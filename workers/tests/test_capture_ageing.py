@@ -22,10 +22,19 @@ import pytest
 from capture_builders import ethernet, ipv4, pcap, tcp_segment
 from test_capture_golden import captures, golden_path, output
 
+from whodunnet.capture import scanner
 from whodunnet.capture.analyzer import CaptureAnalysis
 from whodunnet.capture.constants import Ageing
-from whodunnet.capture.fields import FINISHED_CONN, FINISHED_SIDE, Event, FinishedStore, MappedRows
-from whodunnet.capture.scanner import BEHIND, InTurn
+from whodunnet.capture.fields import (
+    FINISHED_CONN,
+    FINISHED_SIDE,
+    WORKING_CONN,
+    WORKING_SIDE,
+    Event,
+    FinishedStore,
+    MappedRows,
+)
+from whodunnet.capture.scanner import BEHIND, InTurn, Spill
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -242,6 +251,42 @@ def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copi
     then_conns, _, _ = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
     assert np.array_equal(then_conns["cid"], state.conns.cid[second])
     assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
+
+
+@pytest.mark.parametrize("direct", ["as-the-temp-dir-gives", "refused", "refused-on-write"])
+def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.MonkeyPatch, direct: str) -> None:
+    """Two batches of a capture's connections (echo-connections: 500, with 39,627 sketch entries) into a spill file
+    and back: every connection's working state and sketch entries come back as they went in."""
+    if direct == "refused":  # the file system takes no direct I/O (tmpfs)
+        monkeypatch.setattr(scanner, "_direct", lambda fd: -1)
+    elif direct == "refused-on-write":  # it opened for direct I/O, then refused the write: the page cache's way
+        monkeypatch.setattr(scanner, "_direct", lambda fd: os.open(os.devnull, os.O_RDONLY))
+    analysis = CaptureAnalysis(ageing=None)
+    analysis.run(Path(__file__).parent / "data" / "captures" / "echo-connections.pcap.gz")
+    state = analysis.state
+    assert state is not None
+    rows = state.open_rows()
+    spill = Spill()
+    try:
+        batches = []
+        for part in (rows[:200], rows[200:]):
+            entries, starts = state.entries_of(state.conns.cid[part])[:2]
+            conns, sides, _ = state.finish(part, entries, starts)
+            kept = conns.copy(), sides.copy(), entries.copy(), np.asarray(starts).copy()
+            batches.append((spill.put(conns, sides, entries, starts), kept))
+        assert any(len(kept[2]) for _, kept in batches), "no sketch entries: the test would not see them"
+        if direct != "as-the-temp-dir-gives":
+            assert spill._direct == -1  # written through the page cache
+        for batch, (conns, sides, entries, starts) in batches:
+            for i in range(0, len(conns), 37):
+                conn, two, mine = spill.get(batch, i)
+                assert all(np.array_equal(conn[name], conns[name][i]) for name in WORKING_CONN.names or ())
+                for d in range(2):
+                    side = sides[2 * i + d]
+                    assert all(np.array_equal(two[d][name], side[name]) for name in WORKING_SIDE.names or ())
+                assert np.array_equal(mine, entries[starts[i] : starts[i + 1]])
+    finally:
+        spill.close()
 
 
 def test_the_threads_that_keep_retired_connections_run_behind_the_scanning_thread() -> None:
