@@ -95,12 +95,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = analyze(files, limits=Limits(max_input_bytes=args.max_input_bytes), tuning=tuning, provenance=given)
     if args.json:
+        # ``result`` is kept as it is until the command returns: the process then ends without freeing it
+        # (``cli._leave``), where dropping its connection tables here took 0.05 s of the 1 M-connection capture.
+        shown = result
         if not args.connections:  # the table can be most of the output: asked for, not by default
-            result = dataclasses.replace(
+            shown = dataclasses.replace(
                 result, evidence=tuple(dataclasses.replace(ev, connections=()) for ev in result.evidence)
             )
         sys.stdout.flush()
-        write_all(sys.stdout.buffer, result.to_json_bytes())
+        write_all(sys.stdout.buffer, shown.to_json_bytes())
         sys.stdout.buffer.write(b"\n")
     else:
         print_report(result, sys.stdout)
