@@ -101,7 +101,7 @@ function IncidentPage({ incidentId }: { incidentId: number }) {
           <EvidenceSection incidentId={incidentId} />
           <BisectsSection
             incidentId={incidentId}
-            evidence={evidence.data ?? []}
+            evidence={evidence.data}
             formOpen={bisectFormOpen && canRunBisects}
             onFormOpenChange={setBisectFormOpen}
             canRunBisects={canRunBisects}

@@ -14,7 +14,8 @@ import { StartBisectPanel } from './start-bisect-panel';
 
 interface BisectsSectionProps {
   incidentId: number;
-  evidence: readonly Evidence[];
+  /** The incident's evidence (undefined while it loads): kernel versions in it prefill the start form. */
+  evidence: readonly Evidence[] | undefined;
   /** Whether the start form is open; the app opens it from the checklist's kernel step too. */
   formOpen: boolean;
   onFormOpenChange: (open: boolean) => void;

@@ -10,8 +10,8 @@ import { StartBisectForm } from './start-bisect-form';
 
 interface StartBisectPanelProps {
   incidentId: number;
-  /** The incident's evidence: kernel versions in it prefill the good and bad refs. */
-  evidence: readonly Evidence[];
+  /** The incident's evidence: kernel versions in it prefill the good and bad refs (undefined: still loading). */
+  evidence: readonly Evidence[] | undefined;
   /** Repository to offer (the one the last bisect used). */
   repo?: string;
   onStarted: (job: Bisect) => void;
@@ -30,10 +30,12 @@ function describe(release: string, tag: KernelTag | undefined, role: string): Re
 
 /** The start form, prefilled with the upstream tags of the kernel versions the incident's evidence shows. */
 export function StartBisectPanel({ incidentId, evidence, repo, onStarted, onCancel }: StartBisectPanelProps) {
-  const range = kernelRangeFromEvidence(evidence);
+  const range = kernelRangeFromEvidence(evidence ?? []);
   const releases = [range.good, range.bad].filter((r): r is string => r !== undefined);
   const tags = useQuery(kernelTagsQueryOptions(releases));
 
+  // Not the form before the evidence is known: its prefill would start the form again, wiping what was typed.
+  if (evidence === undefined) return <Loading label="Reading the incident’s evidence…" />;
   if (releases.length > 0 && tags.isPending) return <Loading label="Looking up the kernel tags…" />;
 
   const tagOf = (release: string | undefined) => tags.data?.find((t) => t.input === release);

@@ -184,6 +184,16 @@ describe('StartBisectPanel', () => {
     expect(new URLSearchParams(lookup?.search).getAll('release')).toEqual(['6.5.13-1-aws', '6.6.10-1-aws']);
   });
 
+  it('waits for the incident’s evidence before it shows the form, so its prefill cannot wipe what was typed', () => {
+    const { requests } = mockApi({});
+    renderWithProviders(
+      <StartBisectPanel incidentId={INCIDENT} evidence={undefined} onStarted={vi.fn()} onCancel={vi.fn()} />,
+    );
+    expect(screen.queryByRole('form', { name: 'Start a bisect' })).not.toBeInTheDocument();
+    expect(screen.getByText('Reading the incident’s evidence…')).toBeInTheDocument();
+    expect(requests).toHaveLength(0);
+  });
+
   it('leaves good and bad empty with a hint when the evidence has no kernel versions', () => {
     const { requests } = mockApi({});
     renderPanel([makeEvidence()]);
