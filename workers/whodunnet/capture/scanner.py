@@ -221,8 +221,7 @@ class Spill:
         size = sum(map(len, chunks))
         start = self._end
         # Whole blocks from a block boundary, from memory aligned to one: what a direct write takes.
-        out = self._out.take(-(-size // BLOCK) * BLOCK + BLOCK)
-        out = out[-out.ctypes.data % BLOCK :][: -(-size // BLOCK) * BLOCK]
+        out = self._out.take(-(-size // BLOCK) * BLOCK, align=BLOCK)
         at = 0
         for chunk in chunks:
             out[at : at + len(chunk)] = np.frombuffer(chunk, np.uint8)
@@ -285,11 +284,11 @@ class Spill:
 def _direct(fd: int) -> int:
     """File ``fd`` opened again for writes that skip the page cache (``O_DIRECT``), or -1 where that cannot be."""
     flag = getattr(os, "O_DIRECT", 0)
-    if not flag or not os.path.exists(f"/proc/self/fd/{fd}"):
+    if not flag:
         return -1
     try:
         return os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | flag)
-    except OSError:  # tmpfs and some others take no direct I/O
+    except OSError:  # no /proc, or a file system that takes no direct I/O (tmpfs)
         return -1
 
 
@@ -360,11 +359,13 @@ class Scratch:
     def __init__(self) -> None:
         self._data = np.empty(0, np.uint8)
 
-    def take(self, n: int) -> Any:
-        """``n`` bytes (8-byte aligned), reused: what the last ``take`` gave is overwritten."""
-        if len(self._data) < n:
-            self._data = np.empty(max(n, 2 * len(self._data)), np.uint8)
-        return self._data[:n]
+    def take(self, n: int, align: int = 8) -> Any:
+        """``n`` bytes from an address that is a multiple of ``align``, reused: what the last ``take`` gave is
+        overwritten."""
+        if len(self._data) < n + align:
+            self._data = np.empty(max(n + align, 2 * len(self._data)), np.uint8)
+        skip = -self._data.ctypes.data % align
+        return self._data[skip : skip + n]
 
 
 def _gather_plan(runs: Any, whole: bool) -> tuple[Any, ...]:
