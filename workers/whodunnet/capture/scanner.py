@@ -95,6 +95,9 @@ SKETCHES_MIN = 4096
 BLOCK = 4096
 #: How much nicer than the scanning thread the threads that keep retired connections run (``_behind_the_scan``).
 BEHIND = 10
+#: Working-state fields a spilled batch keeps as they are, not deflated: the recent segments' fingerprints are
+#: hashes, which deflate to about two thirds (the slots left empty) at about 40 % of all the deflating's time.
+SPILL_PLAIN = ("recent_fp",)
 #: Without the JIT the kernel reads rows by attribute, which only record arrays allow.
 _ROWS_BY_ATTRIBUTE = jit_disabled()
 #: The quantiles the connection table shows: window median, RTT median and p99.
@@ -175,7 +178,8 @@ class Spill:
 
     A batch is deflated (isal, level 1) and written by a thread of its own while the kernel scans on; at most one
     batch is on its way, and a read waits for it. Deflated, because the working state of a finished connection is
-    mostly zeros and small numbers (the 1 M-connection capture's 920 MB of batches are 154 MB), and every byte
+    mostly zeros and small numbers (the 1 M-connection capture's 920 MB of batches are 197 MB; the fingerprints of
+    ``SPILL_PLAIN``, hashes, are written as they are: deflating them cost 40 % of the deflating), and every byte
     written costs the page cache's copy and a fresh page: written plain they took 2.9-3.7 s of system time there,
     deflated about 1 s of deflating on the writing thread and under 1 s of system time (decision 0021).
 
@@ -193,8 +197,9 @@ class Spill:
         self._direct = _direct(self._fd)
         #: The writing thread's memory for a batch's deflated bytes, aligned for a direct write.
         self._out = Scratch()
-        #: (where, deflated bytes) of each batch; set by the writing thread, read after it is done.
-        self._at: list[tuple[int, int]] = []
+        #: (where, deflated bytes, plain bytes after them) of each batch; set by the writing thread, read after it
+        #: is done.
+        self._at: list[tuple[int, int, int]] = []
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
         self._writer = InTurn("whodunnet-spill")
@@ -206,7 +211,7 @@ class Spill:
         their working state is kept, as columns; ``starts``: where each connection's entries begin, and the
         end); its number."""
         self._writer.wait()  # the batch before is written: it set ``_end``
-        self._at.append((self._end, 0))
+        self._at.append((self._end, 0, 0))
         self._writer.submit(self._write, conns, sides, entries, np.asarray(starts, np.int64), len(self._at) - 1)
         return len(self._at) - 1
 
@@ -215,13 +220,15 @@ class Spill:
         conns = Columns.of(conn_rows, None, (WORKING_CONN, ""), scratch=self._scratch[0])[0]
         sides = Columns.of(side_rows, None, (WORKING_SIDE, ""), scratch=self._scratch[1])[0]
         head = np.array([len(starts) - 1, len(entries)], np.int64)
-        parts = [np.ascontiguousarray(part).view(np.uint8) for part in (head, starts, conns.data, sides.data, entries)]
+        deflated, plain = _spill_parts(head, starts, conns, sides, entries)
         deflate = isal_zlib.compressobj(1)
-        chunks = [*(deflate.compress(part) for part in parts), deflate.flush()]
+        chunks = [*(deflate.compress(part) for part in deflated), deflate.flush()]
         size = sum(map(len, chunks))
+        chunks.extend(plain)
+        whole = sum(map(len, chunks))
         start = self._end
         # Whole blocks from a block boundary, from memory aligned to one: what a direct write takes.
-        out = self._out.take(-(-size // BLOCK) * BLOCK, align=BLOCK)
+        out = self._out.take(-(-whole // BLOCK) * BLOCK, align=BLOCK)
         at = 0
         for chunk in chunks:
             out[at : at + len(chunk)] = np.frombuffer(chunk, np.uint8)
@@ -235,7 +242,7 @@ class Spill:
                 self._direct = -1
         if self._direct < 0:
             self._pwrite(self._fd, out, start)
-        self._at[batch] = (start, size)
+        self._at[batch] = (start, size, whole - size)
         self._end = start + len(out)
 
     @staticmethod
@@ -245,28 +252,38 @@ class Spill:
             n = os.pwrite(fd, view, at)
             view, at = view[n:], at + n
 
-    def _read(self, batch: int) -> bytes:
-        at, n = self._at[batch]
-        data = os.pread(self._fd, n, at)
-        if len(data) != n:
-            raise OSError(f"the spill file ends {n - len(data):,} bytes short of a batch")
-        return isal_zlib.decompress(data)
+    def _read(self, batch: int) -> tuple[bytes, bytes]:
+        """Batch ``batch``'s deflated part, inflated, and its plain part."""
+        at, n, plain = self._at[batch]
+        data = os.pread(self._fd, n + plain, at)
+        if len(data) != n + plain:
+            raise OSError(f"the spill file ends {n + plain - len(data):,} bytes short of a batch")
+        return isal_zlib.decompress(data[:n]), data[n:]
 
     def get(self, batch: int, i: int) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
         """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
         if self._last[0] != batch:
             self._writer.wait()  # the batch on its way may be this one (its error, a full disk, raised here)
-            # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
-            data = np.frombuffer(bytearray(self._read(batch)), np.uint8)
-            n, m = data[:16].view(np.int64).tolist()
+            inflated, plain = self._read(batch)
+            n, m = np.frombuffer(inflated[:16], np.int64).tolist()
             sizes = (8 * (n + 1), Columns.nbytes(WORKING_CONN, n), Columns.nbytes(WORKING_SIDE, 2 * n))
-            if len(data) != 16 + sum(sizes) + m * SketchEntry.dtype.itemsize:
-                raise OSError(f"a spilled batch is {len(data):,} bytes, not the size its header gives")
-            block = data[16:]
+            if len(inflated) + len(plain) != 16 + sum(sizes) + m * SketchEntry.dtype.itemsize:
+                raise OSError("a spilled batch is not the size its header gives")
+            # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
+            block = np.empty(sum(sizes) + m * SketchEntry.dtype.itemsize, np.uint8)
             starts = block[: sizes[0]].view(np.int64)
             conns = Columns(WORKING_CONN, n, data=block[sizes[0] : sizes[0] + sizes[1]])
             sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
             entries = block[sum(sizes) :].view(SketchEntry.dtype)
+            deflated, kept = _spill_parts(None, starts, conns, sides, entries)
+            at = 16
+            for part in deflated:
+                part[:] = np.frombuffer(inflated, np.uint8, len(part), at)
+                at += len(part)
+            at = 0
+            for part in kept:
+                part[:] = np.frombuffer(plain, np.uint8, len(part), at)
+                at += len(part)
             self._last = (batch, (starts, conns, sides, entries))
         starts, conns, sides, entries = self._last[1]
         return conns.row(i), [sides.row(2 * i), sides.row(2 * i + 1)], entries[starts[i] : starts[i + 1]]
@@ -279,6 +296,20 @@ class Spill:
                 os.close(self._direct)
                 self._direct = -1
             self._file.close()
+
+
+def _spill_parts(head: Any, starts: Any, conns: Columns, sides: Columns, entries: Any) -> tuple[list[Any], list[Any]]:
+    """A spilled batch as bytes (views, in the order they are written): the parts deflated (``head`` first, unless
+    None), and the fields of ``SPILL_PLAIN`` kept as they are."""
+    deflated, plain, at = [], [], 0
+    for name, start, width in sides.layout:
+        if name in SPILL_PLAIN:
+            deflated.append(sides.data[at:start])
+            plain.append(sides.data[start : start + width * sides.columns[name].shape[0]])
+            at = start + len(plain[-1])
+    deflated.append(sides.data[at:])
+    parts = [*([] if head is None else [head]), starts, conns.data, *deflated, entries]
+    return [np.ascontiguousarray(part).view(np.uint8) for part in parts], plain
 
 
 def _direct(fd: int) -> int:
