@@ -174,7 +174,7 @@ class InTurn:
 class Spill:
     """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
     ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file, read back when a
-    connection revives. No memory: about 150 bytes of disk per retired connection.
+    connection revives. No memory: about 200 bytes of disk per retired connection.
 
     A batch is deflated (isal, level 1) and written by a thread of its own while the kernel scans on; at most one
     batch is on its way, and a read waits for it. Deflated, because the working state of a finished connection is
