@@ -276,6 +276,8 @@ class Spill:
             sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
             entries = block[sum(sizes) :].view(SketchEntry.dtype)
             deflated, kept = _spill_parts(None, starts, conns, sides, entries)
+            if len(plain) != sum(map(len, kept)):
+                raise OSError("a spilled batch's plain part is not the size its header gives")
             at = 16
             for part in deflated:
                 part[:] = np.frombuffer(inflated, np.uint8, len(part), at)
