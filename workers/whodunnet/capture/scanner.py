@@ -267,17 +267,20 @@ class Spill:
             inflated, plain = self._read(batch)
             n, m = np.frombuffer(inflated[:16], np.int64).tolist()
             sizes = (8 * (n + 1), Columns.nbytes(WORKING_CONN, n), Columns.nbytes(WORKING_SIDE, 2 * n))
-            if len(inflated) + len(plain) != 16 + sum(sizes) + m * SketchEntry.dtype.itemsize:
-                raise OSError("a spilled batch is not the size its header gives")
+            size, want = len(inflated) + len(plain), 16 + sum(sizes) + m * SketchEntry.dtype.itemsize
+            if size != want:
+                raise OSError(f"a spilled batch is {size:,} bytes, not the {want:,} its header gives")
             # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
-            block = np.empty(sum(sizes) + m * SketchEntry.dtype.itemsize, np.uint8)
+            block = np.empty(want - 16, np.uint8)
             starts = block[: sizes[0]].view(np.int64)
             conns = Columns(WORKING_CONN, n, data=block[sizes[0] : sizes[0] + sizes[1]])
             sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
             entries = block[sum(sizes) :].view(SketchEntry.dtype)
             deflated, kept = _spill_parts(None, starts, conns, sides, entries)
-            if len(plain) != sum(map(len, kept)):
-                raise OSError("a spilled batch's plain part is not the size its header gives")
+            if len(plain) != (expected := sum(map(len, kept))):
+                raise OSError(
+                    f"a spilled batch's plain part is {len(plain):,} bytes, not the {expected:,} it should be"
+                )
             at = 16
             for part in deflated:
                 part[:] = np.frombuffer(inflated, np.uint8, len(part), at)
