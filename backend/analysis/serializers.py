@@ -114,15 +114,13 @@ class ConnectionSerializer(serializers.ModelSerializer[CaptureConnection]):
     zero_windows = serializers.IntegerField(read_only=True, help_text="Zero-window advertisements, both ways.")
     has_rst = serializers.BooleanField(read_only=True, help_text="A RST was seen.")
     rtt_ms = serializers.FloatField(read_only=True, allow_null=True, help_text="Initial RTT from the handshake.")
-    synack_count = serializers.SerializerMethodField(help_text="SYN-ACKs sent (more than 1: the server's retries).")
+    synack_count = serializers.IntegerField(
+        read_only=True, help_text="SYN-ACKs sent (more than 1: the server's retries)."
+    )
 
     class Meta:
         model = CaptureConnection
-        fields = [*CONNECTION_COLUMNS, "synack_count"]
-
-    def get_synack_count(self, row: CaptureConnection) -> int:
-        detail = row.detail if isinstance(row.detail, dict) else {}
-        return int(detail.get("synack_count") or 0)
+        fields = list(CONNECTION_COLUMNS)
 
 
 class ConnectionDetailSerializer(ConnectionSerializer):

@@ -16,13 +16,15 @@ import logging
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
+import orjson
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from analysis import dispatch, provenance, selectors
@@ -215,6 +217,7 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
                     c2s.zero_windows + s2c.zero_windows,
                     conn.first_rst_by is not None,
                     conn.initial_rtt * 1000 if conn.initial_rtt is not None else None,
+                    conn.synack_count,
                     json_bytes(conn).decode(),
                 )
             )
@@ -357,15 +360,57 @@ def _engine_evidence(
     )
 
 
-def _stored_connections(run: AnalysisRun) -> tuple[Any, ...]:
+def _stored_connections(run: AnalysisRun) -> StoredConnections:
     """The capture's connection table as the engine's rows, from the run's stored ones: matching two captures
     then reads each file once (for its segments), not twice (the table would otherwise be read again)."""
+    return StoredConnections(run.pk)
+
+
+class StoredConnections(Sequence[Any]):
+    """A run's stored connection rows as the engine's ``Connection`` rows, read from the database the first time
+    a row is asked for: most correlations never look at one (a single capture; a capture whose host is known), and
+    20,000 rows are 60 MB of JSON to read back. How many there are is a count."""
+
+    def __init__(self, run_id: int) -> None:
+        self._run_id = run_id
+        self._count: int | None = None
+        self._rows: tuple[Any, ...] | None = None
+
+    def __len__(self) -> int:
+        if self._rows is not None:
+            return len(self._rows)
+        if self._count is None:
+            self._count = CaptureConnection.objects.filter(run_id=self._run_id).count()
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._read()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._read())
+
+    def _read(self) -> tuple[Any, ...]:
+        if self._rows is None:
+            self._rows = _connection_rows(self._run_id)
+        return self._rows
+
+
+def _connection_rows(run_id: int) -> tuple[Any, ...]:
     from whodunnet.capture.connections import Connection, Direction, SynEvent
 
     def direction(row: dict[str, Any]) -> Direction:
         return Direction(**{**row, "rto_examples": tuple(tuple(example) for example in row["rto_examples"])})
 
-    rows = CaptureConnection.objects.filter(run=run).order_by("conn_id").values_list("detail", flat=True)
+    # The documents as text, parsed here by orjson (psycopg's own parsing of ``json`` is the standard library's).
+    texts = (
+        CaptureConnection.objects.filter(run_id=run_id)
+        .order_by("conn_id")
+        .values_list(Cast("detail", TextField()), flat=True)
+    )
     return tuple(
         Connection(
             **{
@@ -376,7 +421,7 @@ def _stored_connections(run: AnalysisRun) -> tuple[Any, ...]:
                 "s2c": direction(row["s2c"]),
             }
         )
-        for row in rows
+        for row in map(orjson.loads, texts)
     )
 
 

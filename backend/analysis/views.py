@@ -184,7 +184,7 @@ FLAGS = {
     "retransmissions": Q(retrans_c2s__gt=0) | Q(retrans_s2c__gt=0),
     "rst": Q(has_rst=True),
     "zero_window": Q(zero_windows__gt=0),
-    "syn_retries": Q(syn_count__gt=1) | Q(detail__synack_count__gt=1),
+    "syn_retries": Q(syn_count__gt=1) | Q(synack_count__gt=1),
 }
 ORDERINGS = {
     "conn_id", "first_time", "duration", "packets_c2s", "packets_s2c", "bytes_c2s", "bytes_s2c",

@@ -304,4 +304,4 @@ def test_a_captures_stored_connection_table_is_the_engines_own(owner: User, inci
     run = AnalysisRun.objects.get(evidence=evidence)
     stored = services._stored_connections(run)
     fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
-    assert len(stored) > 1 and stored == tuple(fresh.connections)
+    assert len(stored) > 1 and tuple(stored) == tuple(fresh.connections)
