@@ -81,7 +81,7 @@ const DIRECTION_ROWS: { label: string; cell: (d: Row | undefined, handshakeRetri
   {
     label: 'RTT seen at the capture point, data to its ACK (min / median / p99)',
     cell: (d) =>
-      `${opt(num(d, 'rtt_min'), seconds)} / ${opt(num(d, 'rtt_median'), seconds)} / ${opt(num(d, 'rtt_p99'), seconds)} (${opt(num(d, 'rtt_samples'), formatCount)} samples)`,
+      `${opt(num(d, 'rtt_min'), seconds)} / ${opt(num(d, 'rtt_median'), seconds)} / ${opt(num(d, 'rtt_p99'), seconds)} (${opt(num(d, 'rtt_samples'), (n) => plural(n, 'sample'))})`,
   },
   { label: 'MSS', cell: (d) => opt(num(d, 'mss'), (v) => `${formatCount(v)} B`) },
   { label: 'Window scale', cell: (d) => opt(num(d, 'window_scale'), String) },

@@ -146,7 +146,16 @@ describe('ConnectionDetailView', () => {
         synack_count: 0,
         handshake_complete: false,
         window_scale_note: 'no window scale agreed: the SYN was never answered in the capture',
-        c2s: { packets: 5, retransmissions: 0, rto_retransmissions: 0, fast_retransmissions: 0 },
+        c2s: {
+          packets: 5,
+          retransmissions: 0,
+          rto_retransmissions: 0,
+          fast_retransmissions: 0,
+          rtt_min: 0.02,
+          rtt_median: 0.02,
+          rtt_p99: 0.02,
+          rtt_samples: 1,
+        },
         s2c: { packets: 0, retransmissions: 0, rto_retransmissions: 0, fast_retransmissions: 0 },
       },
     };
@@ -164,6 +173,9 @@ describe('ConnectionDetailView', () => {
         .getAllByRole('cell')
         .map((c) => c.textContent),
     ).toEqual(['4 (0 / 0 / 4)', '0 (0 / 0 / 0)']);
+    expect(within(within(directions).getByRole('row', { name: /RTT/ })).getAllByRole('cell')[0]).toHaveTextContent(
+      /^20 ms \/ 20 ms \/ 20 ms \(1 sample\)$/,
+    );
     expect(screen.getByLabelText('Handshake and close')).not.toHaveTextContent('not captured');
     expect(screen.getByRole('link', { name: 'Show packets' }).getAttribute('href')).toBe(
       '/incidents/3/evidence/11/connections/0/packets',
