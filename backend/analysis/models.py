@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from django.db import models
 
 from evidence.models import Evidence
@@ -150,9 +149,9 @@ class JSONDocument(models.JSONField):
         return "json"
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
-        # psycopg parses ``json`` itself (Django asks it for ``jsonb`` as text, not for this); text comes from a
-        # query that reads the column as text.
-        return orjson.loads(value) if isinstance(value, str | bytes) else value
+        # psycopg has parsed it already: Django asks psycopg for ``jsonb`` as text (and parses that itself), not for
+        # ``json``. A reader that wants the text casts the column (``analysis.services._connection_rows``).
+        return value
 
 
 class CaptureConnection(models.Model):
