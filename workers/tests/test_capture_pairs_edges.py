@@ -8,7 +8,7 @@ on real captures; these pin the timing cases a lab run cannot choose.
 from __future__ import annotations
 
 from whodunnet.capture.constants import TH_ACK
-from whodunnet.capture_pairs import Segment, _while_both_ran
+from whodunnet.capture_pairs import Segment, _missing_acks, _while_both_ran
 
 #: 5 ms between the client's pure ACKs; 5 ms from the client's capture to the server's.
 GAP, TRANSIT = 0.005, 0.005
@@ -61,3 +61,13 @@ def test_losses_next_to_a_held_up_ack_at_the_end_are_left_out() -> None:
     assert server[-1][3] == 5000 + 1448 * 190
     kept, _ = _while_both_ran(client, server, span(client), span(server))
     assert lone(kept, server) == [20]
+
+
+def test_an_ack_only_one_capture_holds_names_that_captures_packet_either_way_round() -> None:
+    client = acks(50)
+    server = at_server(client, lost={7}, late={})
+    server.insert(20, (1000, 0, TH_ACK, 999_000, 777, 0, 9_999, 0.1))  # an ACK only the server's capture holds
+    only_client, only_server = _missing_acks("client", client, server, ack_base=5000, ack_lo=0, ack_hi=1_000_000)
+    # The packet numbers are each capture's own: what the finding's "go to the packet" opens in that capture.
+    assert [(m.seq, m.packet, m.missing, m.type) for m in only_client] == [(1448 * 7, 8, 1, "pure ACK")]
+    assert [(m.seq, m.packet, m.missing, m.type) for m in only_server] == [(999_000 - 5000, 777, 1, "pure ACK")]

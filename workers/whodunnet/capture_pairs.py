@@ -347,8 +347,9 @@ def _missing_space(
 
 def _missing_acks(
     sender: str, mine: Sequence[Segment], theirs: Sequence[Segment], ack_base: int, ack_lo: int, ack_hi: int
-) -> list[MissingSegment]:
-    """Pure ACKs this side saw more often than the other, among those acking the range both cover.
+) -> tuple[list[MissingSegment], list[MissingSegment]]:
+    """Pure ACKs one side saw more often than the other, among those acking the range both cover: (those only
+    ``mine`` holds, those only ``theirs`` holds).
 
     Copies of one ACK are told apart by their IPv4 identification, which the sender numbers per
     packet and address translation keeps: a repeated ACK (the same seq and ack, sent again for a
@@ -372,19 +373,25 @@ def _missing_acks(
             out[(seq, ack, -1)] += k
         return out
 
+    def only_in(
+        segs: Sequence[Segment], ours: Counter[tuple[int, int, int]], other: Counter[tuple[int, int, int]]
+    ) -> list[MissingSegment]:
+        extras = [(key, k - other.get(key, 0)) for key, k in ours.items() if k > other.get(key, 0)]
+        if not extras:
+            return []
+        frames: dict[tuple[int, int, int], int] = {}  # only when something is missing: a walk over every segment
+        for seg in segs:
+            frames[(seg[0], seg[3], seg[6])] = frames[(seg[0], seg[3], -1)] = seg[4]
+        return [
+            MissingSegment(sender, (key[1] - ack_base) & M32, 0, frames.get(key, 0), extra, "pure ACK")
+            for key, extra in extras
+        ]
+
     ours, other = acks(mine), acks(theirs)
     loose_ours, loose_other = without_id(ours), without_id(other)
     if sum((ours & other).values()) < 0.9 * sum((loose_ours & loose_other).values()):
         ours, other = loose_ours, loose_other
-    frames: dict[tuple[int, int, int], int] = {}
-    for seg in mine:
-        frames[(seg[0], seg[3], seg[6])] = frames[(seg[0], seg[3], -1)] = seg[4]
-    out = []
-    for key, k in ours.items():
-        extra = k - other.get(key, 0)
-        if extra > 0:
-            out.append(MissingSegment(sender, (key[1] - ack_base) & M32, 0, frames.get(key, 0), extra, "pure ACK"))
-    return out
+    return only_in(mine, ours, other), only_in(theirs, other, ours)
 
 
 def compare_pair(
@@ -425,8 +432,9 @@ def compare_pair(
             covered += max(0, hi - lo)
             largest[0] = max([largest[0], *(seg[5] for seg in all_a)])
             largest[1] = max([largest[1], *(seg[5] for seg in all_b)])
-            gone_a += _missing_space(role, ia_, ib_) + _missing_acks(role, sa, sb, ack_base, ack_lo, ack_hi)
-            gone_b += _missing_space(role, ib_, ia_) + _missing_acks(role, sb, sa, ack_base, ack_lo, ack_hi)
+            acks_a, acks_b = _missing_acks(role, sa, sb, ack_base, ack_lo, ack_hi)
+            gone_a += _missing_space(role, ia_, ib_) + acks_a
+            gone_b += _missing_space(role, ib_, ia_) + acks_b
         if (x.client, x.server) != (y.client, y.server):
             nat[(x.client, y.client, x.server, y.server)] = None
         matched.append(
