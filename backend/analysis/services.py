@@ -352,7 +352,7 @@ def _engine_evidence(
     if isinstance(stored, Path):
         link.symlink_to(stored)
     summary = dict(run.summary or {})
-    connections = _stored_connections(run) if run.evidence.kind == "capture" else ()
+    connections = StoredConnections(run.pk) if run.evidence.kind == "capture" else ()
     if known.taken_at is not None and known.source.get("taken_at") == "user":
         summary["timestamp"] = known.taken_at  # a person's time over the file's own, wherever the engine reads it
     return EvidenceResult(
@@ -360,16 +360,13 @@ def _engine_evidence(
     )
 
 
-def _stored_connections(run: AnalysisRun) -> StoredConnections:
-    """The capture's connection table as the engine's rows, from the run's stored ones: matching two captures
-    then reads each file once (for its segments), not twice (the table would otherwise be read again)."""
-    return StoredConnections(run.pk)
-
-
 class StoredConnections(Sequence[Any]):
-    """A run's stored connection rows as the engine's ``Connection`` rows, read from the database the first time
-    a row is asked for: most correlations never look at one (a single capture; a capture whose host is known), and
-    20,000 rows are 60 MB of JSON to read back. How many there are is a count."""
+    """A capture's connection table as the engine's rows, from the run's stored ones: matching two captures then
+    reads each file once (for its segments), not twice (the table would otherwise be read again from the file).
+
+    Read from the database the first time a row is asked for: most correlations never look at one (a single
+    capture; a capture whose host is known), and 20,000 rows are 60 MB of JSON to read back. How many there are is
+    a count."""
 
     def __init__(self, run_id: int) -> None:
         self._run_id = run_id

@@ -302,6 +302,6 @@ def test_a_captures_stored_connection_table_is_the_engines_own(owner: User, inci
 
     evidence = upload_and_analyse(incident, owner, DATA / "loopback-scenarios.pcap")
     run = AnalysisRun.objects.get(evidence=evidence)
-    stored = services._stored_connections(run)
+    stored = services.StoredConnections(run.pk)
     fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
     assert len(stored) > 1 and tuple(stored) == tuple(fresh.connections)
