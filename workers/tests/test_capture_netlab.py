@@ -11,13 +11,16 @@ import re
 import struct
 import subprocess
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from capture_builders import pcap_records
 from netlab import SERVER_IP, NetLab, client, lab_unavailable, serve
 
+from whodunnet import capture_pairs
 from whodunnet.engine import analyze
 from whodunnet.model import Finding
 
@@ -171,6 +174,39 @@ def test_a_repeated_ack_one_capture_lacks_does_not_hide_a_copy_the_other_lost(la
     seen_only_at_server = {(r["sender"], r["type"]): r["count"] for r in loss.data["missing_in_a"]}
     assert seen_only_at_client.get(("client", "pure ACK")) == 1, loss.data
     assert seen_only_at_server.get(("client", "pure ACK")) == 1, loss.data
+
+
+def test_captures_compared_a_few_connections_at_a_time_give_the_same_finding(
+    lab: NetLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Segments of every type lost both ways on 4 connections. A pair of captures too large for one reading is
+    # compared a few connections per reading: here one per reading, and the finding must not change.
+    at_client, at_server = request_response(
+        lab, "meta l4proto tcp numgen inc mod 40 == 7 counter drop", "7011", "4", "3"
+    )
+    (whole,) = [f for f in analyze([at_client, at_server]).findings if f.kind == "path.loss_between_captures"]
+    readings: list[int] = []
+    compare_pass = capture_pairs._compare_pass
+
+    def counted(pairs: list[tuple[int, int, str]], *rest: Any) -> bool:
+        readings.append(len(pairs))
+        return compare_pass(pairs, *rest)
+
+    monkeypatch.setattr(capture_pairs, "_CACHE", OrderedDict())  # compared afresh, not the result above
+    monkeypatch.setattr(capture_pairs, "PASS_SEGMENTS", 1)
+    monkeypatch.setattr(capture_pairs, "_compare_pass", counted)
+    (apart,) = [f for f in analyze([at_client, at_server]).findings if f.kind == "path.loss_between_captures"]
+    assert readings == [1, 1, 1, 1]
+    assert whole.data["lost_segments"] > 0 and whole.data["matched_connections"] == 4
+    assert (apart.title, apart.explanation, apart.data) == (whole.title, whole.explanation, whole.data)
+    assert not whole.data["partial"] and "incomplete" not in whole.explanation
+    # A connection with more segments than a comparison holds is compared over its first ones, and the finding says so.
+    monkeypatch.setattr(capture_pairs, "_CACHE", OrderedDict())
+    monkeypatch.setattr(capture_pairs, "MAX_SEGMENT_KEYS", 50)
+    (cut,) = [
+        f for f in analyze([at_client, at_server]).findings if f.kind.startswith("path.") and "captures" in f.kind
+    ]
+    assert cut.data["partial"] and "The comparison is incomplete" in cut.explanation and "(50, " in cut.explanation
 
 
 def test_a_resend_after_one_capture_stopped_is_not_counted_lost(lab: NetLab) -> None:

@@ -1,14 +1,21 @@
 """Which copies the two-capture comparison counts near where one capture started or stopped (``_while_both_ran``).
 
-Segments here are the comparison's own tuples (seq, length, flags, ack, frame, payload, IPv4 id, time): one
-direction of one connection as each capture holds it. The lab tests (``test_capture_netlab``) cover the same rule
-on real captures; these pin the timing cases a lab run cannot choose.
+Segments here are tuples (seq, length, flags, ack, frame, payload, IPv4 id, time), made into the comparison's
+columns (``Segments``, one group): one direction of one connection as each capture holds it. The lab tests
+(``test_capture_netlab``) cover the same rule on real captures; these pin the timing cases a lab run cannot choose.
 """
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
+from whodunnet import capture_pairs
 from whodunnet.capture.constants import TH_ACK
-from whodunnet.capture_pairs import Segment, _missing_acks, _while_both_ran
+from whodunnet.capture_pairs import SEGMENT_FIELDS, MissingSegment, Segments, _missing_acks, _while_both_ran
+
+#: (seq, sequence space it covers, TCP flags, ack, packet number, payload bytes, IPv4 identification, time).
+Segment = tuple[int, int, int, int, int, int, int, float]
 
 #: 5 ms between the client's pure ACKs; 5 ms from the client's capture to the server's.
 GAP, TRANSIT = 0.005, 0.005
@@ -30,6 +37,28 @@ def span(segs: list[Segment]) -> tuple[float, float]:
     return segs[0][7], segs[-1][7]
 
 
+def columns(segs: list[Segment]) -> Segments:
+    """The client's side of one connection (group 0), as the comparison holds it."""
+    cols = list(zip(*segs, strict=True))
+    return Segments(
+        np.zeros(len(segs), np.int64), *(np.array(c, t) for c, (_, t) in zip(cols, SEGMENT_FIELDS, strict=True))
+    )
+
+
+def while_both_ran(client: list[Segment], server: list[Segment]) -> list[Segment]:
+    """The client capture's copies that are compared."""
+    keep, _ = _while_both_ran(columns(client), columns(server), span(client), span(server), groups=1)
+    return [s for s, k in zip(client, keep.tolist(), strict=True) if k]
+
+
+def missing_acks(client: list[Segment], server: list[Segment]) -> tuple[list[MissingSegment], list[MissingSegment]]:
+    """The client's pure ACKs, acknowledging data from 5000 on, that only one capture holds (those only the client's
+    capture holds, those only the server's)."""
+    at = (np.array([5000]), np.array([0]), np.array([1_000_000]))
+    only_client, only_server = _missing_acks(columns(client), columns(server), *at, groups=1)
+    return only_client.get(0, []), only_server.get(0, [])
+
+
 def lone(kept: list[Segment], other: list[Segment]) -> list[int]:
     """The ACK numbers (``ack`` field's index) of kept copies the other capture lacks."""
     there = {s[3] for s in other}
@@ -39,7 +68,7 @@ def lone(kept: list[Segment], other: list[Segment]) -> list[int]:
 def test_one_ack_held_up_in_a_queue_does_not_hide_losses_far_from_it() -> None:
     client = acks(200)  # one second of ACKs
     server = at_server(client, lost={10, 190}, late={100: 0.4})
-    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    kept = while_both_ran(client, server)
     # Both losses are 50 ms from an end of the transfer; the held-up ACK, half a second away, says nothing of them.
     # (Its 0.4 s, taken as the spread of the whole transfer, left both out: neither was counted lost.)
     assert lone(kept, server) == [10, 190]
@@ -49,7 +78,7 @@ def test_acks_the_server_capture_stopped_before_are_not_compared() -> None:
     client = acks(200)
     stopped = 150 * GAP + TRANSIT + GAP / 2  # the server's capture stops after it saw ACK 150
     server = at_server(client, lost={10}, late={}, until=stopped)
-    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    kept = while_both_ran(client, server)
     assert lone(kept, server) == [10]  # 151-199 went past after it stopped: not lost
 
 
@@ -59,7 +88,7 @@ def test_losses_next_to_a_held_up_ack_at_the_end_are_left_out() -> None:
     client = acks(200)
     server = at_server(client, lost={20, 197}, late={190: 0.05})
     assert server[-1][3] == 5000 + 1448 * 190
-    kept, _ = _while_both_ran(client, server, span(client), span(server))
+    kept = while_both_ran(client, server)
     assert lone(kept, server) == [20]
 
 
@@ -67,7 +96,21 @@ def test_an_ack_only_one_capture_holds_names_that_captures_packet_either_way_rou
     client = acks(50)
     server = at_server(client, lost={7}, late={})
     server.insert(20, (1000, 0, TH_ACK, 999_000, 777, 0, 9_999, 0.1))  # an ACK only the server's capture holds
-    only_client, only_server = _missing_acks("client", client, server, ack_base=5000, ack_lo=0, ack_hi=1_000_000)
+    only_client, only_server = missing_acks(client, server)
     # The packet numbers are each capture's own: what the finding's "go to the packet" opens in that capture.
     assert [(m.seq, m.packet, m.missing, m.type) for m in only_client] == [(1448 * 7, 8, 1, "pure ACK")]
     assert [(m.seq, m.packet, m.missing, m.type) for m in only_server] == [(999_000 - 5000, 777, 1, "pure ACK")]
+
+
+def test_keys_that_share_a_hash_are_still_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Copies are counted by a hash of their numbers; two different segments with one hash must still be two.
+    client = acks(200)
+    server = at_server(client, lost={10, 190}, late={100: 0.4})
+    server.insert(20, (1000, 0, TH_ACK, 999_000, 777, 0, 9_999, 0.1))
+    hashed = while_both_ran(client, server), missing_acks(client, server)
+    monkeypatch.setattr(capture_pairs, "_hashed", lambda *columns: np.zeros(len(columns[0]), np.uint64))
+    assert (while_both_ran(client, server), missing_acks(client, server)) == hashed
+    assert lone(hashed[0], server) == [10, 190]
+    only_client, only_server = hashed[1]
+    assert [(m.seq, m.packet) for m in only_client] == [(1448 * 10, 11), (1448 * 190, 191)]
+    assert [(m.seq, m.packet) for m in only_server] == [(999_000 - 5000, 777)]

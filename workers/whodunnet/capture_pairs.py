@@ -9,6 +9,10 @@ the sequence range both captures cover, by re-scanning both files for those conn
 only: a segment sent on one side and never seen on the other was lost between the capture
 points. Findings: ``path.loss_between_captures`` or ``path.no_loss_between_captures``.
 
+The comparison works on columns (``Segments``: every matched connection's segments, a group per direction), all
+connections at once, not segment by segment in Python; a pair of captures with more segments than one reading holds
+(``PASS_SEGMENTS``) is read again for the next connections, so every connection is compared whole (decision 0025).
+
 A capture is read from its path, or from a ``Source`` (``engine.Source``: an object in a store, read as a stream)
 when the caller gives one for it: the console's workers match captures straight from an S3 store.
 """
@@ -16,15 +20,15 @@ when the caller gives one for it: the console's workers match captures straight 
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import pairwise
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whodunnet.capture.connections import Connection, Direction, client_sides
+import numpy as np
+
+from whodunnet.capture.connections import Connection, ConnectionTable, client_sides
 from whodunnet.capture.constants import HALF, M32, SEG_RESET, TH_ACK, TH_FIN, TH_RST, TH_SYN, WRAP
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 from whodunnet.model import EvidenceResult, Finding, Ref
@@ -32,8 +36,11 @@ from whodunnet.model import EvidenceResult, Finding, Ref
 if TYPE_CHECKING:
     from whodunnet.engine import Source
 
-#: Distinct segments kept per capture while comparing; past it the comparison is partial.
-MAX_SEGMENT_KEYS = 2_000_000
+#: Packets of matched connections one reading of the two captures compares (each capture's segments of them are
+#: held as columns, ``Segments``): a larger pair of captures is read again for the next ones (``_passes``).
+PASS_SEGMENTS = 4_000_000
+#: Segments kept per capture in one reading; a connection with more is compared over its first ones only (partial).
+MAX_SEGMENT_KEYS = 2 * PASS_SEGMENTS
 MAX_EXAMPLES = 20
 MAX_REFS = 20
 #: Copies both captures hold, on each side of a moment, whose departures from the clock shift give the spread there
@@ -41,6 +48,8 @@ MAX_REFS = 20
 NEIGHBOURS = 8
 
 
+#: The sender of a group's segments (``Segments``), by the group's number's parity.
+ROLES = ("client", "server")
 #: What a segment is, as the findings name it (``segment_type``).
 SEGMENT_TYPES = ("data", "SYN", "SYN-ACK", "FIN", "pure ACK")
 
@@ -105,166 +114,322 @@ def _signed(x: int) -> int:
     return x - WRAP if x >= HALF else x
 
 
-def match_connections(a: Sequence[Connection], b: Sequence[Connection]) -> list[tuple[Connection, Connection, str]]:
-    """Pairs of the same connection in two tables, by sequence numbers only."""
-    # ``b`` is walked three times: a capture's table builds its rows each time it is walked (0.8 s for 20,000).
-    b = list(b)
-    out: list[tuple[Connection, Connection, str]] = []
+@dataclass(frozen=True)
+class Ends:
+    """What matching reads of each connection of one capture's table, in the table's order: its id, its packets
+    (both directions), and per direction (the client's, then the server's) the ISN (-1: none), the raw sequence
+    number its sequence space is counted from, and the span of that space."""
+
+    table: Sequence[Connection]
+    ids: list[int]
+    packets: list[int]
+    isn: tuple[list[int], list[int]]
+    base: tuple[list[int], list[int]]
+    span: tuple[list[int], list[int]]
+
+    @classmethod
+    def of(cls, table: Sequence[Connection]) -> Ends:
+        """Read as columns from a capture's own table (no row is built); row by row from other rows (the console's
+        stored ones)."""
+        if isinstance(table, ConnectionTable):
+
+            def both(name: str, low: int | None) -> tuple[list[int], list[int]]:
+                c, s = table.side("client", name), table.side("server", name)
+                if low is not None:
+                    c, s = np.maximum(c, low), np.maximum(s, low)
+                return c.tolist(), s.tolist()
+
+            # As the rows show them: ``isn`` None (here -1) where negative, ``base_seq`` at least 0, ``seq_span``.
+            packets = (table.side("client", "pkts") + table.side("server", "pkts")).tolist()
+            return cls(
+                table, list(range(len(table))), packets, both("isn", -1), both("seq_base", 0), both("max_end", None)
+            )
+        rows = list(table)
+        sides = ([c.c2s for c in rows], [c.s2c for c in rows])
+        return cls(
+            rows,
+            [c.id for c in rows],
+            [c.c2s.packets + c.s2c.packets for c in rows],
+            ([-1 if d.isn is None else d.isn for d in sides[0]], [-1 if d.isn is None else d.isn for d in sides[1]]),
+            ([d.base_seq for d in sides[0]], [d.base_seq for d in sides[1]]),
+            ([d.seq_span for d in sides[0]], [d.seq_span for d in sides[1]]),
+        )
+
+    def window(self, i: int, other: Ends, j: int, role: int) -> tuple[int, int, int]:
+        """(base, start, end) of the sequence range connection ``i`` and the other capture's ``j`` both cover, sent
+        by ``role`` (0: the client), relative to this capture's base."""
+        off = _signed(other.base[role][j] - self.base[role][i])
+        return self.base[role][i], max(0, off), min(self.span[role][i], off + other.span[role][j])
+
+    def overlaps(self, i: int, other: Ends, j: int) -> bool:
+        """Whether both directions' sequence ranges of ``i`` and the other capture's ``j`` overlap."""
+        for role in (0, 1):
+            mine, theirs = self.span[role][i], other.span[role][j]
+            if not mine or not theirs:
+                return False
+            off = _signed(other.base[role][j] - self.base[role][i])
+            if not (off < mine and off + theirs > 0 and abs(off) < HALF // 2):
+                return False
+        return True
+
+    def endpoints(self, at: list[int]) -> list[tuple[str, str]]:
+        """(client, server) as ``address:port`` of the connections at places ``at``."""
+        if isinstance(self.table, ConnectionTable):
+            return self.table.endpoints(at)
+        return [(self.table[i].client, self.table[i].server) for i in at]
+
+
+def match_connections(a: Ends, b: Ends) -> list[tuple[int, int, str]]:
+    """Pairs of the same connection in two tables (places in each), by sequence numbers only."""
+    out: list[tuple[int, int, str]] = []
     used: set[int] = set()
-    by_isns = {(c.c2s.isn, c.s2c.isn): c for c in b if c.c2s.isn is not None and c.s2c.isn is not None}
-    by_client_isn = {c.c2s.isn: c for c in b if c.c2s.isn is not None}
+    (a_client, a_server), (b_client, b_server) = a.isn, b.isn
+    by_isns = {(c, s): j for j, (c, s) in enumerate(zip(b_client, b_server, strict=True)) if c >= 0 and s >= 0}
+    by_client_isn = {c: j for j, c in enumerate(b_client) if c >= 0}
     rest = []
-    for c in a:
-        m = by_isns.get((c.c2s.isn, c.s2c.isn)) if c.c2s.isn is not None and c.s2c.isn is not None else None
+    for i, (c, s) in enumerate(zip(a_client, a_server, strict=True)):
+        m = by_isns.get((c, s)) if c >= 0 and s >= 0 else None
         how = "initial sequence numbers"
-        if m is None and c.c2s.isn is not None:
-            m = by_client_isn.get(c.c2s.isn)
+        if m is None and c >= 0:
+            m = by_client_isn.get(c)
             how = "client's initial sequence number"
-        if m is not None and m.id not in used:
-            used.add(m.id)
-            out.append((c, m, how))
+        if m is not None and m not in used:
+            used.add(m)
+            out.append((i, m, how))
         else:
-            rest.append(c)
+            rest.append(i)
     # Handshake missing in one capture: both directions' sequence ranges must overlap.
-    spare = [c for c in b if c.id not in used]
+    spare = [j for j in range(len(b.ids)) if j not in used]
     if rest and spare and len(rest) * len(spare) <= 4_000_000:
-        for c in rest:
-            for m in spare:
-                if m.id not in used and _overlaps(c.c2s, m.c2s) and _overlaps(c.s2c, m.s2c):
-                    used.add(m.id)
-                    out.append((c, m, "sequence ranges"))
+        for i in rest:
+            for j in spare:
+                if j not in used and a.overlaps(i, b, j):
+                    used.add(j)
+                    out.append((i, j, "sequence ranges"))
                     break
     return out
 
 
-def _overlaps(x: Direction, y: Direction) -> bool:
-    if not x.seq_span or not y.seq_span:
-        return False
-    off = _signed(y.base_seq - x.base_seq)
-    return off < x.seq_span and off + y.seq_span > 0 and abs(off) < HALF // 2
-
-
-#: One traced segment: (raw seq, sequence space it covers, TCP flags, raw ack, frame, payload bytes,
-#: IPv4 identification or -1, time).
-Segment = tuple[int, int, int, int, int, int, int, float]
+#: The columns kept of each traced segment (``Segments``), and their types.
+SEGMENT_FIELDS = (
+    ("seq", np.int64),
+    ("seglen", np.int32),
+    ("tcp_flags", np.int32),
+    ("ack", np.int64),
+    ("frame", np.int64),
+    ("payload", np.int32),
+    ("ip_id", np.int32),
+    ("ts", np.float64),
+)
 #: A capture's first and last packet time (its own clock), None when it holds none.
 Span = tuple[float, float] | None
 
 
-def _scan_segments(
-    file: str | Source, wanted: dict[int, Connection], limits: Limits
-) -> tuple[dict[tuple[int, str], list[Segment]], bool, Span]:
-    """Per (connection id, sender role): every segment of the connection but RSTs, in capture order; whether the
-    reading stopped early; and the capture's span (first and last packet of any kind)."""
+@dataclass
+class Segments:
+    """Traced segments as columns (every segment but RSTs), in capture order within each group.
+
+    A group is one direction of one matched connection: ``g`` is 2 × the pair's index, + 1 for the server's side.
+    The other columns are the segment's raw sequence number, the sequence space it covers, its TCP flags, raw ack,
+    packet number, payload bytes, IPv4 identification (-1 for IPv6) and time. Rows are sorted by ``g``.
+    """
+
+    g: Any
+    seq: Any
+    seglen: Any
+    tcp_flags: Any
+    ack: Any
+    frame: Any
+    payload: Any
+    ip_id: Any
+    ts: Any
+
+    def __len__(self) -> int:
+        return len(self.g)
+
+    def take(self, rows: Any) -> Segments:
+        """The rows ``rows`` (indexes or a mask) picks, in that order."""
+        return Segments(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+
+
+def _scan_segments(file: str | Source, pair_of: dict[int, int], limits: Limits) -> tuple[Segments, bool, Span]:
+    """The segments of the connections ``pair_of`` names (connection id → the pair's index), grouped by direction;
+    whether the reading stopped early; and the capture's span (first and last packet of any kind)."""
     from whodunnet.capture.scanner import trace
 
-    by_side: dict[tuple[int, int], list[Segment]] = {}
+    parts: dict[str, list[Any]] = {name: [] for name in ("conn", "side", *(n for n, _ in SEGMENT_FIELDS))}
     kept = [0]
     partial = [False]
-    names = ("conn", "side", "frame", "seq", "seglen", "kind", "tcp_flags", "ack", "payload", "ip_id", "ts")
 
     def on_rows(rows: Any) -> None:
-        columns = zip(*(rows[n].tolist() for n in names), strict=True)
-        for i, d, frame, seq, length, kind, flags, ack, payload, ip_id, ts in columns:
-            if kind == SEG_RESET or flags & TH_RST:
-                continue
-            if kept[0] >= MAX_SEGMENT_KEYS:
-                partial[0] = True
-                continue
-            kept[0] += 1
-            by_side.setdefault((i, d), []).append((seq, length, flags, ack, frame, payload, ip_id, ts))
+        take = np.flatnonzero((rows["kind"] != SEG_RESET) & (rows["tcp_flags"] & TH_RST == 0))
+        room = MAX_SEGMENT_KEYS - kept[0]
+        if len(take) > room:
+            partial[0] = True
+            take = take[:room]
+        kept[0] += len(take)
+        for name, dtype in (("conn", np.int64), ("side", np.int8), *SEGMENT_FIELDS):
+            parts[name].append(rows[name][take].astype(dtype))
 
+    wanted = set(pair_of)
     if isinstance(file, str):
-        state, error = trace(file, set(wanted), on_rows, limits=limits)
+        state, error = trace(file, wanted, on_rows, limits=limits)
     else:
         with file.open() as stream:
-            state, error = trace(stream, set(wanted), on_rows, limits=limits)
+            state, error = trace(stream, wanted, on_rows, limits=limits)
     n = state.n
-    client = client_sides(state.conns[:n], state.sides[: 2 * n])[0].tolist()
+    client = client_sides(state.conns[:n], state.sides[: 2 * n])[0]
+    pair = np.full(n, -1, np.int64)
+    seen = [i for i in pair_of if i < n]  # a reading stopped by bad input may end before a connection's start
+    pair[seen] = [pair_of[i] for i in seen]
+    column = {name: np.concatenate(p) if p else np.empty(0, np.int64) for name, p in parts.items()}
+    conn = column.pop("conn")
+    g = 2 * pair[conn] + (column.pop("side") != client[conn])
+    order = _grouped(g, np.arange(len(g)))
+    segs = Segments(g=g[order], **{name: column[name][order] for name, _ in SEGMENT_FIELDS})
+    st = state.g
+    span = (float(st.tmin), float(st.tmax)) if st.tmin <= st.tmax else None
+    return segs, partial[0] or error is not None, span
 
-    def role(i: int, d: int) -> str:
-        return "client" if d == client[i] else "server"
 
-    g = state.g
-    span = (float(g.tmin), float(g.tmax)) if g.tmin <= g.tmax else None
-    return {(i, role(i, d)): segs for (i, d), segs in by_side.items()}, partial[0] or error is not None, span
+def _grouped(g: Any, rank: Any) -> Any:
+    """Each row's ``rank`` (distinct numbers from 0), in order of the rows' group ``g`` and, within a group, of rank
+    (with ``rank`` the row numbers: the rows in that order). Sorted as plain numbers, the rank in the low bits."""
+    bits = max(1, (len(g) - 1).bit_length())
+    return np.sort((g.astype(np.int64) << bits) | rank) & ((1 << bits) - 1)
 
 
-def _while_both_ran(
-    mine: Sequence[Segment], theirs: Sequence[Segment], my_span: Span, their_span: Span
-) -> tuple[list[Segment], list[Segment]]:
-    """The segments of one direction that are compared: every copy both captures hold, and a copy one capture lacks
-    only when that capture was surely running as it passed.
+def _same(*columns: Any) -> tuple[Any, Any, Any]:
+    """Rows equal in every column (integer columns of one length), as (each row's key number, the rows in key order
+    with a key's rows in row order, each key's first place in that order).
+
+    The rows are sorted by a hash of their columns with the row's number in its low bits, as plain numbers (a sort
+    of values, several times faster than an ``argsort``): a key's rows come out together and in row order. Where
+    two keys share the bits of the hash left, that run is sorted again by the columns themselves."""
+    n = len(columns[0])
+    bits = max(1, (n - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    v = (_hashed(*columns) & ~low) | np.arange(n, dtype=np.uint64)
+    v.sort()
+    order = (v & low).astype(np.int64)
+    new = np.ones(n, bool)
+    np.not_equal(v[1:] >> np.uint64(bits), v[:-1] >> np.uint64(bits), out=new[1:])
+    differ = np.zeros(n, bool)
+    for c in columns:
+        in_order = c[order]
+        differ[1:] |= in_order[1:] != in_order[:-1]
+    if (shared := differ & ~new).any():  # a run of one hash holding two keys
+        run_starts = np.flatnonzero(new)
+        for run in np.unique(np.searchsorted(run_starts, np.flatnonzero(shared), "right") - 1).tolist():
+            lo = run_starts[run]
+            hi = run_starts[run + 1] if run + 1 < len(run_starts) else n
+            rows = order[lo:hi]
+            rows = rows[np.lexsort([c[rows] for c in columns[::-1]])]  # stable: a key's rows stay in row order
+            order[lo:hi] = rows
+            for c in columns:
+                new[lo + 1 : hi] |= c[rows][1:] != c[rows][:-1]
+    ids = np.empty(n, np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids, order, np.flatnonzero(new)
+
+
+def _differing(a: Segments, b: Segments, groups: int) -> Any:
+    """Per group: whether the two captures hold anything but the same segments (seq, length, flags, ack, IPv4
+    identification) in the same order."""
+    held_a, held_b = np.bincount(a.g, minlength=groups), np.bincount(b.g, minlength=groups)
+    differ = held_a != held_b
+    rows = np.flatnonzero(~differ[a.g])
+    g = a.g[rows]
+    there = (np.cumsum(held_b) - held_b)[g] + rows - (np.cumsum(held_a) - held_a)[g]  # the same place in ``b``
+    unlike = np.zeros(len(rows), bool)
+    for name in ("seq", "seglen", "tcp_flags", "ack", "ip_id"):
+        unlike |= getattr(a, name)[rows] != getattr(b, name)[there]
+    differ[g[unlike]] = True
+    return differ
+
+
+def _while_both_ran(a: Segments, b: Segments, span_a: Span, span_b: Span, groups: int) -> tuple[Any, Any]:
+    """Which rows of ``a`` and ``b`` are compared (two masks): every copy both captures hold, and a copy one capture
+    lacks only when that capture was surely running as it passed.
 
     The two captures keep different clocks and the segments take time between them; the copies both hold (one
     segment, the same seq, length, flags, ack and IPv4 identification, in each) give the shift from one clock to
-    the other (the median) and, around any moment, its spread: the largest departure from it among the
-    ``NEIGHBOURS`` copies both hold before that moment and as many after it. A copy only one capture holds is kept
-    when, shifted, it falls inside the other capture's span with the spread around it to spare: else the other
-    capture may not have been running when it passed (sent before it started, or after it stopped, or on its way
-    at either end), and its absence there is not a loss. A retransmission or a resent FIN after one capture
-    stopped, and the last pure ACKs, were otherwise counted lost. The spread is the one around the copy, not the
-    largest of the whole transfer: one segment held up in a queue, anywhere, left every lone copy within that delay
-    of either end out (decision 0013; ``test_capture_pairs_edges``). Without a copy in common, nothing is left out.
+    the other (the median, per direction of a connection) and, around any moment, its spread: the largest departure
+    from it among the ``NEIGHBOURS`` copies both hold before that moment and as many after it. A copy only one
+    capture holds is kept when, shifted, it falls inside the other capture's span with the spread around it to
+    spare: else the other capture may not have been running when it passed (sent before it started, or after it
+    stopped, or on its way at either end), and its absence there is not a loss. A retransmission or a resent FIN
+    after one capture stopped, and the last pure ACKs, were otherwise counted lost. The spread is the one around the
+    copy, not the largest of the whole transfer: one segment held up in a queue, anywhere, left every lone copy
+    within that delay of either end out (decision 0013; ``test_capture_pairs_edges``). In a direction without a copy
+    in common, nothing is left out.
     """
+    keep_a, keep_b = np.ones(len(a), bool), np.ones(len(b), bool)
+    if span_a is None or span_b is None or not len(a) or not len(b):
+        return keep_a, keep_b
+    na = len(a)
+    ids, order, firsts = _same(
+        *(np.concatenate((getattr(a, f), getattr(b, f))) for f in ("g", "seq", "seglen", "tcp_flags", "ack", "ip_id"))
+    )
+    id_a, id_b = ids[:na], ids[na:]
+    count_a = np.bincount(id_a, minlength=len(firsts))
+    count_b = np.bincount(id_b, minlength=len(firsts))
+    # Each row's place among its own capture's copies of its key (0 for the first): ``a``'s rows come first in a key.
+    place = np.empty(len(ids), np.int64)
+    place[order] = np.arange(len(ids)) - np.repeat(firsts, np.diff(np.append(firsts, len(ids))))
+    place[na:] -= count_a[id_b]
+    # The copies each capture holds once: the clock shift between them, per group.
+    once = (count_a == 1) & (count_b == 1)
+    in_a, in_b = np.flatnonzero(once[id_a]), np.flatnonzero(once[id_b])
+    seen_at = np.empty(len(firsts))
+    seen_at[id_a[in_a]] = a.ts[in_a]
+    both_g, mine, theirs = b.g[in_b], seen_at[id_b[in_b]], b.ts[in_b]
+    diff = theirs - mine
+    held = np.bincount(both_g, minlength=groups)
+    has = held > 0
+    by_diff = np.argsort(diff)
+    rank = np.empty(len(diff), np.int64)
+    rank[by_diff] = np.arange(len(diff))
+    shift = np.zeros(groups)
+    shift[has] = diff[by_diff[_grouped(both_g, rank)][(np.cumsum(held) - held)[has] + held[has] // 2]]
+    # A copy past the other capture's count of its key is compared only while the other capture surely ran.
+    ask_a = np.flatnonzero((place[:na] >= count_b[id_a]) & has[a.g])
+    ask_b = np.flatnonzero((place[na:] >= count_a[id_b]) & has[b.g])
+    departure = np.abs(diff - shift[both_g])
+    for s, ask, keep, at, (first, last), sign in (
+        (a, ask_a, keep_a, mine, span_b, -1.0),
+        (b, ask_b, keep_b, theirs, span_a, 1.0),
+    ):
+        if not len(ask):
+            continue
+        g, t = s.g[ask], s.ts[ask]
+        asked = np.zeros(groups, bool)
+        asked[g] = True
+        refs = asked[both_g]
+        margin = _margins(both_g[refs], at[refs], departure[refs], g, t)
+        lo, hi = first + sign * shift[g], last + sign * shift[g]
+        keep[ask] = (lo + margin <= t) & (t <= hi - margin)
+    return keep_a, keep_b
 
-    def key(s: Segment) -> tuple[int, ...]:
-        return (s[0], s[1], s[2], s[3], s[6])
 
-    if my_span is None or their_span is None:
-        return list(mine), list(theirs)
-    # Each segment's key made once (millions of segments in a large pair: most of this function's time).
-    keys_mine, keys_theirs = list(map(key, mine)), list(map(key, theirs))
-    count_mine, count_theirs = Counter(keys_mine), Counter(keys_theirs)
-    first = {k: s[7] for k, s in zip(keys_mine, mine, strict=True) if count_mine[k] == 1}
-    both = [(first[k], s[7]) for k, s in zip(keys_theirs, theirs, strict=True) if k in first and count_theirs[k] == 1]
-    if not both:
-        return list(mine), list(theirs)
-    shifts = sorted(t - m for m, t in both)
-    shift = shifts[len(shifts) // 2]
-    near_mine = _Spread([(m, abs(t - m - shift)) for m, t in both])
-    near_theirs = _Spread([(t, abs(t - m - shift)) for m, t in both])
-
-    def compared(
-        segs: Sequence[Segment],
-        keys: list[tuple[int, ...]],
-        other: Counter[tuple[int, ...]],
-        spread: _Spread,
-        lo: float,
-        hi: float,
-    ) -> list[Segment]:
-        """Copies the other capture holds as many of (the first ones), and the rest when
-        ``lo + spread <= time <= hi - spread`` (the spread around that time)."""
-        seen: Counter[tuple[int, ...]] = Counter()
-        out = []
-        for k, s in zip(keys, segs, strict=True):
-            seen[k] += 1
-            if seen[k] > other[k]:
-                margin = spread.at(s[7])
-                if not lo + margin <= s[7] <= hi - margin:
-                    continue
-            out.append(s)
-        return out
-
-    (my_first, my_last), (their_first, their_last) = my_span, their_span
-    kept_mine = compared(mine, keys_mine, count_theirs, near_mine, their_first - shift, their_last - shift)
-    kept_theirs = compared(theirs, keys_theirs, count_mine, near_theirs, my_first + shift, my_last + shift)
-    return kept_mine, kept_theirs
-
-
-class _Spread:
-    """The spread of the clock shift around a moment: the largest departure from the shift among the ``NEIGHBOURS``
-    copies both captures hold just before it and as many just after (times in one capture's clock)."""
-
-    def __init__(self, departures: list[tuple[float, float]]) -> None:
-        """``departures``: (time a copy both hold was seen, its departure from the shift)."""
-        ordered = sorted(departures)
-        self._times = [t for t, _ in ordered]
-        self._departures = [d for _, d in ordered]
-
-    def at(self, t: float) -> float:
-        i = bisect_right(self._times, t)
-        return max(self._departures[max(0, i - NEIGHBOURS) : i + NEIGHBOURS]) + 1e-6
+def _margins(ref_g: Any, ref_t: Any, ref_d: Any, g: Any, t: Any) -> Any:
+    """For each moment (``g``, ``t``): the largest departure ``ref_d`` among the ``NEIGHBOURS`` copies of group ``g``
+    seen just before ``t`` (``ref_t``, at it included) and as many just after, plus a microsecond."""
+    o = np.lexsort((ref_d, ref_t, ref_g))
+    rg, rd = ref_g[o], ref_d[o]
+    n = len(rg)
+    merged = np.lexsort((np.r_[np.zeros(n, bool), np.ones(len(g), bool)], np.r_[ref_t[o], t], np.r_[rg, g]))
+    is_ref = merged < n
+    before = np.cumsum(is_ref)[~is_ref]  # copies of earlier groups, and of this one up to ``t``
+    at = np.empty(len(g), np.int64)
+    at[merged[~is_ref] - n] = before
+    lo, hi = np.searchsorted(rg, g, "left"), np.searchsorted(rg, g, "right")
+    best = np.full(len(g), -np.inf)
+    for step in range(-NEIGHBOURS, NEIGHBOURS):
+        j = at + step
+        inside = (j >= lo) & (j < hi)
+        best = np.where(inside, np.maximum(best, rd[np.clip(j, 0, n - 1)]), best)
+    return best + 1e-6
 
 
 def segment_type(flags: int, payload: int) -> str:
@@ -276,80 +441,118 @@ def segment_type(flags: int, payload: int) -> str:
     return "data" if payload > 0 else "pure ACK"
 
 
-def _window(x: Direction, y: Direction) -> tuple[int, int, int]:
-    """(x's base, start, end) of the sequence range both saw, relative to x's base."""
-    off = _signed(y.base_seq - x.base_seq)
-    return x.base_seq, max(0, off), min(x.seq_span, off + y.seq_span)
+@dataclass(frozen=True)
+class _Intervals:
+    """Segments as the sequence space they cover, [start, end) relative to their group's base and clipped to the
+    range both captures cover; ``rows`` are theirs in the ``Segments`` they came from."""
+
+    rows: Any
+    g: Any
+    start: Any
+    end: Any
+
+    def take(self, rows: Any) -> _Intervals:
+        return _Intervals(self.rows[rows], self.g[rows], self.start[rows], self.end[rows])
 
 
-def _intervals(segs: Sequence[Segment], base: int, lo: int, hi: int) -> list[tuple[int, int, Segment]]:
-    """The sequence-space segments as [start, end) relative to ``base``, clipped to [lo, hi)."""
-    out = []
-    for seg in segs:
-        seq, length = seg[0], seg[1]
-        if length <= 0:
-            continue
-        start = (seq - base) & M32
-        if start >= HALF:  # before the base (the other capture's earlier data): outside the window
-            continue
-        a, b = max(lo, start), min(hi, start + length)
-        if a < b:
-            out.append((a, b, seg))
-    return out
+def _intervals(s: Segments, base: Any, lo: Any, hi: Any) -> _Intervals:
+    """The segments that cover sequence space, per group's (``base``, ``lo``, ``hi``) (arrays by group)."""
+    start = (s.seq - base[s.g]) & M32
+    a, b = np.maximum(lo[s.g], start), np.minimum(hi[s.g], start + s.seglen)
+    # Before the base (the other capture's earlier data), or past the range: outside the window.
+    rows = np.flatnonzero((s.seglen > 0) & (start < HALF) & (a < b))
+    return _Intervals(rows, s.g[rows], a[rows], b[rows])
 
 
-def _excess(mine: list[tuple[int, int, Segment]], theirs: list[tuple[int, int, Segment]]) -> list[tuple[int, int, int]]:
-    """Maximal [start, end) where this capture's copies outnumber the other's, with by how many.
+def _excess(x: _Intervals, y: _Intervals) -> tuple[tuple[Any, Any, Any, Any], tuple[Any, Any, Any, Any]]:
+    """Maximal [start, end) where one capture's copies outnumber the other's, with by how many: (group, start, end,
+    by how many) where ``x``'s do, and the same where ``y``'s do.
 
     Copies are counted per byte, so one 64 KiB TSO super-segment on one side and 45 MTU-sized
-    segments on the other cover the same bytes once each: nothing is missing.
+    segments on the other cover the same bytes once each: nothing is missing. Two lost segments side by side are
+    two, not one.
     """
-    events: dict[int, int] = {}
-    for a, b, _ in mine:
-        events[a] = events.get(a, 0) + 1
-        events[b] = events.get(b, 0) - 1
-    for a, b, _ in theirs:
-        events[a] = events.get(a, 0) - 1
-        events[b] = events.get(b, 0) + 1
-    out: list[tuple[int, int, int]] = []
-    level = 0
-    points = sorted(events)
-    starts = {a for a, _, _ in mine}  # two lost segments side by side are two, not one
-    for here, nxt in pairwise(points):
-        level += events[here]
-        if level > 0:
-            if out and out[-1][1] == here and out[-1][2] == level and here not in starts:
-                out[-1] = (out[-1][0], nxt, level)
-            else:
-                out.append((here, nxt, level))
-    return out
+    # Every start and end as one number, (group, point, which: x's start (+1 copy), end (-1), y's start (-1), end
+    # (+1)), sorted as plain numbers.
+    marks = np.sort(
+        np.concatenate(
+            [
+                ((ivs.g << 32) | getattr(ivs, end)) << 2 | code
+                for code, (ivs, end) in enumerate(((x, "start"), (x, "end"), (y, "start"), (y, "end")))
+            ]
+        )
+    )
+    if not len(marks):
+        nothing = np.zeros(0, np.int64)
+        return (nothing,) * 4, (nothing,) * 4
+    code, key = marks & 3, marks >> 2
+    last = np.append(np.flatnonzero(key[1:] != key[:-1]), len(key) - 1)  # each point's last mark
+    # Each group's copies add up to none, so one running sum over every group's points is each group's own.
+    level = np.cumsum(np.where((code == 0) | (code == 3), 1, -1))[last]
+    starts_x, starts_y = (np.diff(np.cumsum(code == c)[last], prepend=0) > 0 for c in (0, 2))
+    points = key[last]
+    group, point = points >> 32, points & M32
+    onward = group[:-1] == group[1:]  # a point and the next are one stretch of a group's sequence space
+
+    def stretches(sign: int, starts: Any) -> tuple[Any, Any, Any, Any]:
+        more = onward & (sign * level[:-1] > 0)
+        joined = np.zeros(len(more), bool)
+        joined[1:] = more[:-1] & (level[:-2] == level[1:-1]) & ~starts[1:-1]
+        at_ = np.flatnonzero(more)
+        first = at_[~joined[at_]]
+        last = np.append(at_[np.flatnonzero(~joined[at_])[1:] - 1], at_[-1:])
+        return group[first], point[first], point[last + 1], sign * level[first]
+
+    return stretches(1, starts_x), stretches(-1, starts_y)
 
 
-def _missing_space(
-    sender: str, mine: list[tuple[int, int, Segment]], theirs: list[tuple[int, int, Segment]]
-) -> list[MissingSegment]:
-    """Each stretch of sequence space this side saw more often than the other, named by its segment's type."""
-    out: list[MissingSegment] = []
-    if not mine:
+def _missing_space(mine: _Intervals, runs: tuple[Any, Any, Any, Any], s: Segments) -> dict[int, list[MissingSegment]]:
+    """Per group, each stretch of sequence space (``runs``, from ``_excess``) this capture saw more often than the
+    other, named by the type of the last segment of it (by start) that covers it."""
+    out: dict[int, list[MissingSegment]] = {}
+    g, lo, hi, extra = runs
+    if not len(g):
         return out
-    starts = sorted(mine, key=lambda t: t[0])
-    for a, b, extra in _excess(mine, theirs):
-        covering = [seg for s0, s1, seg in starts if s0 < b and s1 > a]
-        seg = covering[-1] if covering else (0, 0, 0, 0, 0, 0, -1, 0.0)
-        kind = segment_type(seg[2], seg[5])
-        if kind in ("SYN", "SYN-ACK") and a > min(s0 for s0, _, _ in starts):
+    key = (mine.g << 32) | mine.start
+    o = np.argsort(key, kind="stable")
+    key, end, rows = key[o], mine.end[o], mine.rows[o]
+    first = np.searchsorted(key, g << 32, "left")
+    past = np.searchsorted(key, (g + 1) << 32, "left")
+    _, one = np.unique(g, return_index=True)  # each group once: its segments' furthest end
+    widest_of = {int(g[i]): int(end[first[i] : past[i]].max()) for i in one}
+    cover = np.searchsorted(key, (g << 32) | hi, "left") - 1
+    while (behind := (cover >= first) & (end[np.maximum(cover, 0)] <= lo)).any():
+        cover[behind] -= 1
+    found = cover >= first
+    row = rows[np.maximum(cover, 0)]
+    flags = np.where(found, s.tcp_flags[row], 0).tolist()
+    payload = np.where(found, s.payload[row], 0).tolist()
+    frame = np.where(found, s.frame[row], 0).tolist()
+    lowest = (key[first] & M32).tolist()
+    for i, (grp, a, b, n) in enumerate(zip(g.tolist(), lo.tolist(), hi.tolist(), extra.tolist(), strict=True)):
+        kind = segment_type(flags[i], payload[i])
+        if kind in ("SYN", "SYN-ACK") and a > lowest[i]:
             kind = "data"
-        if kind == "FIN" and b < max(s1 for _, s1, _ in starts):
+        if kind == "FIN" and b < widest_of[grp]:
             kind = "data"  # the data of a FIN segment, not the FIN's own sequence number
-        out.append(MissingSegment(sender, a, b - a, seg[4], extra, kind))
+        out.setdefault(grp, []).append(MissingSegment(ROLES[grp % 2], a, b - a, frame[i], n, kind))
     return out
+
+
+def _hashed(*columns: Any) -> Any:
+    """A 64-bit hash of each row of integer columns (``_same`` tells equal rows apart exactly)."""
+    h = np.zeros(len(columns[0]), np.uint64)
+    for c in columns:
+        h = (h ^ c.astype(np.uint64)) * np.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> np.uint64(29)
+    return h
 
 
 def _missing_acks(
-    sender: str, mine: Sequence[Segment], theirs: Sequence[Segment], ack_base: int, ack_lo: int, ack_hi: int
-) -> tuple[list[MissingSegment], list[MissingSegment]]:
-    """Pure ACKs one side saw more often than the other, among those acking the range both cover: (those only
-    ``mine`` holds, those only ``theirs`` holds).
+    a: Segments, b: Segments, ack_base: Any, ack_lo: Any, ack_hi: Any, groups: int
+) -> tuple[dict[int, list[MissingSegment]], dict[int, list[MissingSegment]]]:
+    """Per group, the pure ACKs one capture saw more often than the other, among those acking the range both cover
+    (``ack_base``, ``ack_lo``, ``ack_hi`` by group): (those only ``a`` holds, those only ``b`` holds).
 
     Copies of one ACK are told apart by their IPv4 identification, which the sender numbers per
     packet and address translation keeps: a repeated ACK (the same seq and ack, sent again for a
@@ -358,40 +561,77 @@ def _missing_acks(
     rewrites them), the ACKs are matched by (seq, ack) alone, as copies.
     """
 
-    def acks(segs: Sequence[Segment]) -> Counter[tuple[int, int, int]]:
-        c: Counter[tuple[int, int, int]] = Counter()
-        for seq, length, flags, ack, _, payload, ip_id, _ in segs:
-            if length == 0 and payload == 0 and flags & TH_ACK and not flags & (TH_SYN | TH_FIN):
-                rel = (ack - ack_base) & M32
-                if ack_lo < rel <= ack_hi:
-                    c[(seq, ack, ip_id)] += 1
-        return c
+    def acks(s: Segments) -> Any:
+        flags, rel = s.tcp_flags, (s.ack - ack_base[s.g]) & M32
+        pure = (s.seglen == 0) & (s.payload == 0) & (flags & TH_ACK != 0) & (flags & (TH_SYN | TH_FIN) == 0)
+        return np.flatnonzero(pure & (ack_lo[s.g] < rel) & (rel <= ack_hi[s.g]))
 
-    def without_id(c: Counter[tuple[int, int, int]]) -> Counter[tuple[int, int, int]]:
-        out: Counter[tuple[int, int, int]] = Counter()
-        for (seq, ack, _), k in c.items():
-            out[(seq, ack, -1)] += k
+    ra, rb = acks(a), acks(b)
+    n = len(ra)
+    g, seq, ack = (np.concatenate((getattr(a, f)[ra], getattr(b, f)[rb])) for f in ("g", "seq", "ack"))
+    ip_id = np.concatenate((a.ip_id[ra], b.ip_id[rb]))
+    if not len(g):
+        return {}, {}
+
+    def held(ids: Any, keys: int) -> tuple[Any, Any, Any]:
+        """Copies of each key in ``a`` and in ``b``, and per group how many copies both hold."""
+        in_a, in_b = np.bincount(ids[:n], minlength=keys), np.bincount(ids[n:], minlength=keys)
+        group = np.zeros(keys, np.int64)
+        group[ids] = g
+        return in_a, in_b, np.bincount(group, weights=np.minimum(in_a, in_b), minlength=groups)
+
+    strict, _, firsts = _same(g, seq, ack, ip_id)
+    loose, _, loose_firsts = _same(g, seq, ack)
+    _, _, common = held(strict, len(firsts))
+    _, _, loose_common = held(loose, len(loose_firsts))
+    by_copies = common < 0.9 * loose_common
+    ids = np.where(by_copies[g], loose + len(firsts), strict)
+    in_a, in_b, _ = held(ids, len(firsts) + len(loose_firsts))
+    key_ip = np.where(by_copies[g], -1, ip_id)
+    return (
+        _only_in(a, ra, ids[:n], in_a - in_b, key_ip[:n], ack_base),
+        _only_in(b, rb, ids[n:], in_b - in_a, key_ip[n:], ack_base),
+    )
+
+
+def _only_in(
+    s: Segments, rows: Any, ids: Any, extra: Any, key_ip: Any, ack_base: Any
+) -> dict[int, list[MissingSegment]]:
+    """Per group, the ACKs (rows ``rows`` of ``s``, key numbers ``ids``) whose key this capture holds ``extra`` more
+    copies of, in the order each key first comes; each named by the packet of the last segment (of any type) with
+    its seq, ack and identification (-1: any)."""
+    out: dict[int, list[MissingSegment]] = {}
+    keys, first = np.unique(ids, return_index=True)
+    more = extra[keys] > 0
+    if not more.any():
         return out
+    first = np.sort(first[more])
+    lone = rows[first]
+    g, seq, ack, ip = s.g[lone], s.seq[lone], s.ack[lone], key_ip[first]
+    # Only when one is missing: the segments that may carry a missing ACK's numbers, walked in capture order.
+    wanted = {(int(x), int(y), int(z)) for x, y, z in zip(g, seq, ack, strict=True)}
+    maybe = np.flatnonzero(np.isin(_hashed(s.g, s.seq, s.ack), _hashed(g, seq, ack)))
+    frames: dict[tuple[int, int, int, int], int] = {}
+    walked = (c[maybe].tolist() for c in (s.g, s.seq, s.ack, s.ip_id, s.frame))
+    for grp, sq, ak, ident, frame in zip(*walked, strict=True):
+        if (grp, sq, ak) in wanted:
+            frames[(grp, sq, ak, ident)] = frames[(grp, sq, ak, -1)] = frame
+    named = (c.tolist() for c in (g, seq, ack, ip, extra[ids[first]]))
+    for grp, sq, ak, ident, n in zip(*named, strict=True):
+        rel = (ak - int(ack_base[grp])) & M32
+        out.setdefault(grp, []).append(
+            MissingSegment(ROLES[grp % 2], rel, 0, frames.get((grp, sq, ak, ident), 0), n, "pure ACK")
+        )
+    return out
 
-    def only_in(
-        segs: Sequence[Segment], ours: Counter[tuple[int, int, int]], other: Counter[tuple[int, int, int]]
-    ) -> list[MissingSegment]:
-        extras = [(key, k - other.get(key, 0)) for key, k in ours.items() if k > other.get(key, 0)]
-        if not extras:
-            return []
-        frames: dict[tuple[int, int, int], int] = {}  # only when something is missing: a walk over every segment
-        for seg in segs:
-            frames[(seg[0], seg[3], seg[6])] = frames[(seg[0], seg[3], -1)] = seg[4]
-        return [
-            MissingSegment(sender, (key[1] - ack_base) & M32, 0, frames.get(key, 0), extra, "pure ACK")
-            for key, extra in extras
-        ]
 
-    ours, other = acks(mine), acks(theirs)
-    loose_ours, loose_other = without_id(ours), without_id(other)
-    if sum((ours & other).values()) < 0.9 * sum((loose_ours & loose_other).values()):
-        ours, other = loose_ours, loose_other
-    return only_in(mine, ours, other), only_in(theirs, other, ours)
+def _largest(s: Segments, groups: int) -> Any:
+    """Per group, the largest payload of any of its segments (0 without one)."""
+    out = np.zeros(groups, np.int64)
+    if len(s):
+        starts = np.flatnonzero(np.diff(s.g, prepend=-1))
+        out[s.g[starts]] = np.maximum(np.maximum.reduceat(s.payload, starts), 0)
+    return out
 
 
 def compare_pair(
@@ -405,60 +645,17 @@ def compare_pair(
 ) -> CapturePair:
     """Match two captures' connections and compare the sequence space (and pure ACKs) each saw.
 
-    The captures are read from ``files`` (a path or a ``Source`` each) when given, else from the results' paths."""
+    The captures are read from ``files`` (a path or a ``Source`` each) when given, else from the results' paths.
+    Every step after the reading works on all matched connections at once, as columns (a group per direction of a
+    connection: ``Segments``)."""
     fa, fb = files if files is not None else (ea.path, eb.path)
-    pairs = match_connections(ea.connections, eb.connections)
-    ca, pa, span_a = _scan_segments(fa, {x.id: x for x, _, _ in pairs}, limits)
-    cb, pb, span_b = _scan_segments(fb, {y.id: y for _, y, _ in pairs}, limits)
-    matched = []
+    ends_a, ends_b = Ends.of(ea.connections), Ends.of(eb.connections)
+    pairs = match_connections(ends_a, ends_b)
+    matched: list[MatchedConnection] = []
     nat: dict[tuple[str, str, str, str], None] = {}
-    for x, y, how in pairs:
-        compared = covered = 0
-        largest = [0, 0]
-        count = [0, 0]
-        gone_a: list[MissingSegment] = []
-        gone_b: list[MissingSegment] = []
-        for role in ("client", "server"):
-            dx, dy = (x.c2s, y.c2s) if role == "client" else (x.s2c, y.s2c)
-            px, py = (x.s2c, y.s2c) if role == "client" else (x.c2s, y.c2s)
-            base, lo, hi = _window(dx, dy)
-            ack_base, ack_lo, ack_hi = _window(px, py)
-            all_a, all_b = ca.get((x.id, role), []), cb.get((y.id, role), [])
-            sa, sb = _while_both_ran(all_a, all_b, span_a, span_b)
-            ia_, ib_ = _intervals(sa, base, lo, hi), _intervals(sb, base, lo, hi)
-            compared += max(len(ia_), len(ib_))
-            count[0] += len(ia_)
-            count[1] += len(ib_)
-            covered += max(0, hi - lo)
-            largest[0] = max([largest[0], *(seg[5] for seg in all_a)])
-            largest[1] = max([largest[1], *(seg[5] for seg in all_b)])
-            acks_a, acks_b = _missing_acks(role, sa, sb, ack_base, ack_lo, ack_hi)
-            gone_a += _missing_space(role, ia_, ib_) + acks_a
-            gone_b += _missing_space(role, ib_, ia_) + acks_b
-        if (x.client, x.server) != (y.client, y.server):
-            nat[(x.client, y.client, x.server, y.server)] = None
-        matched.append(
-            MatchedConnection(
-                a=x.id,
-                b=y.id,
-                a_client=x.client,
-                a_server=x.server,
-                b_client=y.client,
-                b_server=y.server,
-                matched_by=how,
-                segments_compared=compared,
-                only_in_a=sum(m.missing for m in gone_a),
-                only_in_b=sum(m.missing for m in gone_b),
-                examples=tuple((gone_a + gone_b)[:MAX_EXAMPLES]),
-                missing_a=_by_type(gone_a),
-                missing_b=_by_type(gone_b),
-                bytes_compared=covered,
-                segments_a=count[0],
-                segments_b=count[1],
-                largest_a=largest[0],
-                largest_b=largest[1],
-            )
-        )
+    partial = False
+    for batch in _passes([max(ends_a.packets[i], ends_b.packets[j]) for i, j, _ in pairs]):
+        partial |= _compare_pass([pairs[k] for k in batch], ends_a, ends_b, (fa, fb), limits, matched, nat)
     return CapturePair(
         a=ia,
         b=ib,
@@ -466,8 +663,99 @@ def compare_pair(
         nat=tuple(nat),
         unmatched_a=len(ea.connections) - len(pairs),
         unmatched_b=len(eb.connections) - len(pairs),
-        partial=pa or pb,
+        partial=partial,
     )
+
+
+def _passes(sizes: list[int]) -> list[range]:
+    """The matched connections (by their packets, ``sizes``) in runs that one reading of the two captures compares:
+    ``PASS_SEGMENTS`` packets at most, or one connection that alone has more."""
+    out: list[range] = []
+    start = held = 0
+    for k, n in enumerate(sizes):
+        if held and held + n > PASS_SEGMENTS:
+            out.append(range(start, k))
+            start, held = k, 0
+        held += n
+    if start < len(sizes):
+        out.append(range(start, len(sizes)))
+    return out
+
+
+def _compare_pass(
+    pairs: list[tuple[int, int, str]],
+    ends_a: Ends,
+    ends_b: Ends,
+    files: tuple[str | Source, str | Source],
+    limits: Limits,
+    matched: list[MatchedConnection],
+    nat: dict[tuple[str, str, str, str], None],
+) -> bool:
+    """Compare the connections ``pairs`` (places in ``ends_a`` and ``ends_b``), reading both captures once: adds each
+    to ``matched`` and the address translations to ``nat``; whether the reading stopped early."""
+    groups = 2 * len(pairs)
+    id_a, id_b = [ends_a.ids[i] for i, _, _ in pairs], [ends_b.ids[j] for _, j, _ in pairs]
+    a, pa, span_a = _scan_segments(files[0], {x: k for k, x in enumerate(id_a)}, limits)
+    b, pb, span_b = _scan_segments(files[1], {y: k for k, y in enumerate(id_b)}, limits)
+    # Per group: the sequence range both captures cover (base, start, end) and the one its ACKs acknowledge.
+    windows = np.zeros((groups, 6), np.int64)
+    for k, (i, j, _) in enumerate(pairs):
+        client, server = ends_a.window(i, ends_b, j, 0), ends_a.window(i, ends_b, j, 1)
+        windows[2 * k], windows[2 * k + 1] = (*client, *server), (*server, *client)
+    base, lo, hi, ack_base, ack_lo, ack_hi = windows.T.copy()
+    # Where both captures hold the same segments in the same order, nothing is missing from either: the steps that
+    # look for what is take only the other groups.
+    differ = _differing(a, b, groups)
+    keep_a, keep_b = np.ones(len(a), bool), np.ones(len(b), bool)
+    keep_a[differ[a.g]], keep_b[differ[b.g]] = _while_both_ran(
+        a.take(differ[a.g]), b.take(differ[b.g]), span_a, span_b, groups
+    )
+    sa, sb = a.take(keep_a), b.take(keep_b)
+    in_a, in_b = _intervals(sa, base, lo, hi), _intervals(sb, base, lo, hi)
+    da, db = in_a.take(differ[in_a.g]), in_b.take(differ[in_b.g])
+    more_a, more_b = _excess(da, db)
+    space_a, space_b = _missing_space(da, more_a, sa), _missing_space(db, more_b, sb)
+    acks_a, acks_b = _missing_acks(sa.take(differ[sa.g]), sb.take(differ[sb.g]), ack_base, ack_lo, ack_hi, groups)
+    count_a = np.bincount(in_a.g, minlength=groups).reshape(-1, 2)
+    count_b = np.bincount(in_b.g, minlength=groups).reshape(-1, 2)
+    compared = np.maximum(count_a, count_b).sum(axis=1).tolist()
+    covered = np.maximum(hi - lo, 0).reshape(-1, 2).sum(axis=1).tolist()
+    largest_a = _largest(a, groups).reshape(-1, 2).max(axis=1).tolist()
+    largest_b = _largest(b, groups).reshape(-1, 2).max(axis=1).tolist()
+    segments_a, segments_b = count_a.sum(axis=1).tolist(), count_b.sum(axis=1).tolist()
+    seen_a, seen_b = ends_a.endpoints([i for i, _, _ in pairs]), ends_b.endpoints([j for _, j, _ in pairs])
+    for k, ((_, _, how), (a_client, a_server), (b_client, b_server)) in enumerate(
+        zip(pairs, seen_a, seen_b, strict=True)
+    ):
+        gone_a, gone_b = [], []
+        for g in (2 * k, 2 * k + 1):  # the client's side, then the server's
+            gone_a += space_a.get(g, []) + acks_a.get(g, [])
+            gone_b += space_b.get(g, []) + acks_b.get(g, [])
+        if (a_client, a_server) != (b_client, b_server):
+            nat[(a_client, b_client, a_server, b_server)] = None
+        matched.append(
+            MatchedConnection(
+                a=id_a[k],
+                b=id_b[k],
+                a_client=a_client,
+                a_server=a_server,
+                b_client=b_client,
+                b_server=b_server,
+                matched_by=how,
+                segments_compared=compared[k],
+                only_in_a=sum(m.missing for m in gone_a),
+                only_in_b=sum(m.missing for m in gone_b),
+                examples=tuple((gone_a + gone_b)[:MAX_EXAMPLES]),
+                missing_a=_by_type(gone_a),
+                missing_b=_by_type(gone_b),
+                bytes_compared=covered[k],
+                segments_a=segments_a[k],
+                segments_b=segments_b[k],
+                largest_a=largest_a[k],
+                largest_b=largest_b[k],
+            )
+        )
+    return pa or pb
 
 
 def _by_type(gone: Sequence[MissingSegment]) -> tuple[tuple[str, str, int], ...]:
@@ -565,6 +853,11 @@ def pair_finding(pair: CapturePair, evidence: Sequence[EvidenceResult] | None = 
     matched_text = (
         f"{len(conns):,} connection{'s appear' if len(conns) != 1 else ' appears'} in both {na} and {nb} "
         "(matched by TCP sequence numbers)."
+    ) + (
+        " The comparison is incomplete: a capture could not be read to its end, or a connection had more segments "
+        f"than one comparison holds ({MAX_SEGMENT_KEYS:,}, the engine's limit) and only its first ones were compared."
+        if pair.partial
+        else ""
     )
     if lost:
         rate = lost / compared if compared else 0.0

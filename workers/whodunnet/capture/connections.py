@@ -519,6 +519,19 @@ class ConnectionTable(Sequence[Connection]):
         rows = self.side_rows(role)[np.asarray(ids, np.int64)]
         return self.events.kept(rows, EV_SYN if role == "client" else EV_SYNACK)
 
+    def endpoints(self, ids: Any) -> list[tuple[str, str]]:
+        """(client, server) of connections ``ids``, as their rows' ``client`` and ``server`` read, without building
+        the rows (matching two captures names every matched connection)."""
+        ids = np.asarray(ids, np.int64)
+        conns = self._conns[ids]
+        k = {n: conns[n].tolist() for n in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
+        out = []
+        for i, ci in enumerate(self.client[ids].tolist()):
+            ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
+            ports = (k["a_port"][i], k["b_port"][i])
+            out.append((_endpoint(ips[ci], ports[ci]), _endpoint(ips[1 - ci], ports[1 - ci])))
+        return out
+
     @property
     def events(self) -> EventIndex:
         if self._events is None:
