@@ -92,8 +92,9 @@ SHAPES = {
 SMOKE = Shape("smoke", "2 downloads + 2,000 short connections, 10 ms RTT, 0.5 % loss", 5, 5, flows=2, short=2_000)
 
 
-def make_capture(shape: Shape, out: Path) -> str:
-    """Capture ``shape`` into ``out``; returns what tcpdump said about drops."""
+def make_capture(shape: Shape, out: Path, client_side: Path | None = None) -> str:
+    """Capture ``shape`` into ``out`` (on the server's interface) and, with ``client_side``, into that file too on the
+    client's interface (the router and its NAT between the two); returns what tcpdump said about drops."""
     with tempfile.TemporaryDirectory(prefix="bench-lab-") as tmp, NetLab(Path(tmp)) as lab:
         lab.delay(shape.one_way_ms)
         if shape.loss_per_mille:
@@ -111,9 +112,14 @@ def make_capture(shape: Shape, out: Path) -> str:
         dump = lab.spawn(
             "s", "tcpdump", "-i", lab.dev["s"], "-s", "128", "-B", "65536", "-n", "-w", str(out), *count, "tcp"
         )
-        assert dump.stderr is not None
-        if b"listening" not in dump.stderr.readline():
-            raise RuntimeError("tcpdump did not start")
+        dumps = [dump]
+        if client_side is not None:
+            at_client = ("-i", lab.dev["c"], "-s", "128", "-B", "65536", "-n", "-w", str(client_side), "tcp")
+            dumps.append(lab.spawn("c", "tcpdump", *at_client))
+        for d in dumps:
+            assert d.stderr is not None
+            if b"listening" not in d.stderr.readline():
+                raise RuntimeError("tcpdump did not start")
         if shape.flows:  # downloads for as long as the capture runs (the lab stops them at the end)
             lab.spawn("c", sys.executable, str(TRAFFIC), "bulk", SERVER_IP, BULK_PORT, str(shape.flows), "86400")
         if shape.short:
@@ -128,9 +134,12 @@ def make_capture(shape: Shape, out: Path) -> str:
         if shape.packets:  # the downloads go on until tcpdump has its count
             dump.wait()
         time.sleep(0.5)
-        dump.send_signal(2)
-        _, err = dump.communicate(timeout=30)
-        return next((line for line in err.decode().splitlines() if "dropped by kernel" in line), "")
+        said = []
+        for d in reversed(dumps):  # the client's capture stops first: it ends no later than the server's
+            d.send_signal(2)
+            _, err = d.communicate(timeout=30)
+            said.append(next((line for line in err.decode().splitlines() if "dropped by kernel" in line), ""))
+        return "; ".join(line for line in reversed(said) if line)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -280,6 +289,57 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
     return out
 
 
+#: What a user would run instead to compare two captures: each exported packet by packet, to be matched by hand.
+TSHARK_FIELDS = ("frame.number", "tcp.stream", "tcp.seq_raw", "tcp.len", "tcp.ack_raw", "tcp.flags", "ip.id")
+
+
+def report_pair(shape: Shape, client_side: Path, server_side: Path, drops: str) -> list[Timing]:
+    """Time the comparison of the two captures of one shape and print its table; returns its rows."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-pairs-") as tmpdir:
+        tmp = Path(tmpdir)
+        whodunnet = Path(sys.executable).with_name("whodunnet")
+        argv = [str(whodunnet), "analyze", str(client_side), str(server_side), "--json"]
+        runs = [timed(argv, stdout=tmp / "out.json") for _ in range(OURS_RUNS)]
+        failed = [run for run in runs if run[2] != 0]
+        secs, rss, code, err, cpu = failed[0] if failed else sorted(runs)[len(runs) // 2]
+        rows.append(
+            Timing("whodunnet analyze CLIENT SERVER --json", secs, rss, f"exit {code}: {err}" * (code != 0), cpu)
+        )
+        for side, path in (("client", client_side), ("server", server_side)):
+            argv = [str(whodunnet), "analyze", str(path), "--json"]
+            secs, rss, code, err, cpu = sorted(timed(argv, stdout=tmp / "one.json") for _ in range(OURS_RUNS))[
+                OURS_RUNS // 2
+            ]
+            rows.append(
+                Timing(f"whodunnet analyze {side.upper()} alone", secs, rss, f"exit {code}: {err}" * (code != 0), cpu)
+            )
+        if shutil.which("tshark") is None:
+            rows.append(Timing("tshark -T fields, both captures", 0, 0, "not installed"))
+        else:
+            fields = [arg for name in TSHARK_FIELDS for arg in ("-e", name)]
+            both = [timed(["tshark", "-n", "-r", str(p), "-Y", "tcp", "-T", "fields", *fields], stdout=tmp / "f.txt")
+                    for p in (client_side, server_side)]  # fmt: skip
+            bad = next((f"exit {c}: {e}" for _, _, c, e, _ in both if c != 0), "")
+            secs, rss, cpu = sum(t[0] for t in both), max(t[1] for t in both), sum(t[4] for t in both)
+            rows.append(Timing("tshark -T fields, both captures", secs, rss, bad, cpu))
+    sizes = client_side.stat().st_size + server_side.stat().st_size
+    print(
+        f"\n{shape.name}, captured at both ends (client side, server side, NAT between): {sizes / 1e6:,.0f} MB {drops}"
+    )
+    print(f"{'what':42} {'seconds':>8} {'CPU s':>6} {'peak RSS MB':>12} {'ours x faster':>14}")
+    ours = rows[0].seconds
+    for r in rows:
+        if r.note and not r.seconds:
+            print(f"{r.what:42} {r.note}")
+            continue
+        note = f"  ({r.note})" if r.note else ""
+        print(
+            f"{r.what:42} {r.seconds:8.2f} {r.cpu:6.2f} {r.rss_mb:12.0f} {r.seconds / ours if ours else 0:13.1f}x{note}"
+        )
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, tuple[int, list[Timing]]]]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", type=Path, default=Path(".data/bench"))
@@ -287,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, tuple[int, li
     ap.add_argument("--remake", action="store_true", help="capture the shapes again")
     ap.add_argument("--smoke", action="store_true", help="one small mixed capture (about 200 k packets)")
     ap.add_argument("--no-cold", action="store_true", help="skip the kernel's cold/warm start timing")
+    ap.add_argument("--pairs", default="mixed", help="shapes also captured at both ends and compared ('': none)")
     args = ap.parse_args(argv)
     if why := lab_unavailable():
         raise SystemExit(f"the benchmark makes its captures in network namespaces: {why}")
@@ -304,6 +365,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, tuple[int, li
             print(f"  made in {time.perf_counter() - t:.0f} s", flush=True)
         everything[shape.name] = report(shape, path, f"(tcpdump: {drops})" if drops else "")
         print(stevens(path), flush=True)
+        if shape.name in args.pairs.split(",") or (args.smoke and args.pairs):
+            client_side, server_side = (args.dir.resolve() / f"{shape.name}-{end}.pcap" for end in ("client", "server"))
+            if args.remake or args.smoke or not server_side.exists() or not client_side.exists():
+                print(f"making the {shape.name} captures at both ends ...", flush=True)
+                drops = make_capture(shape, server_side, client_side)
+            rows = report_pair(shape, client_side, server_side, f"(tcpdump: {drops})" if drops else "")
+            everything[f"{shape.name} pair"] = {"pcap": (0, rows)}
     if not args.no_cold:
         empty, warm = bench_capture.cold_start(bench_capture.TINY)
         print(f"\nkernel start: {empty:.2f} s with an empty numba cache (compile), {warm:.2f} s with the cache")

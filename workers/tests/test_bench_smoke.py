@@ -28,8 +28,9 @@ pytestmark = [
 def test_the_smoke_benchmark_times_every_form_with_every_tool(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (smoke,) = bench_shapes.main(["--smoke", "--dir", str(tmp_path), "--no-cold"]).values()
-    graph = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Stevens graph"))
+    smoke, pair = bench_shapes.main(["--smoke", "--dir", str(tmp_path), "--no-cold"]).values()
+    printed = capsys.readouterr().out.splitlines()
+    graph = next(line for line in printed if line.startswith("Stevens graph"))
     assert "largest connection (" in graph and " points drawn" in graph, graph
     assert sorted(smoke) == ["gzip", "pcap", "pcapng"]
     packets = {form: n for form, (n, _) in smoke.items()}
@@ -42,3 +43,13 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
                 assert row.note.startswith("cannot read this form"), row
                 continue
             assert row.seconds > 0 and not row.note, (form, row)
+    # The same traffic captured at both ends: our comparison of the two, and tshark exporting both, each timed.
+    (_, rows) = pair["pcap"]
+    assert [r.what for r in rows] == [
+        "whodunnet analyze CLIENT SERVER --json",
+        "whodunnet analyze CLIENT alone",
+        "whodunnet analyze SERVER alone",
+        "tshark -T fields, both captures",
+    ]
+    assert all(row.seconds > 0 and not row.note for row in rows), rows
+    assert any(line.startswith("smoke, captured at both ends") for line in printed), printed
