@@ -133,20 +133,29 @@ def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, max(0, round(len(values) * share) - 1))]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def console_arguments(parser: argparse.ArgumentParser) -> None:
+    """The console to talk to and who signs in (the benchmarks against a running console share them)."""
     parser.add_argument("--url", default=f"http://127.0.0.1:{os.environ.get('WHODUNNET_PORT', '8000')}")
     parser.add_argument("--username", default="demo")
     parser.add_argument("--password", help="default: .data/demo_password, written by make dev")
+
+
+def signed_in(args: argparse.Namespace) -> Session:
+    """A session of ``console_arguments``' user."""
+    password = args.password or (REPO / ".data" / "demo_password").read_text().strip()
+    return Session(args.url, args.username, password)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    console_arguments(parser)
     parser.add_argument("--readers", type=int, default=50)
     parser.add_argument("--connections", type=int, default=20000, help="TCP connections in each capture")
     parser.add_argument("--seconds", type=float, default=30.0, help="the shortest window")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="the window closes by then in any case")
     parser.add_argument("--readers-only", action="store_true", help="no analyses, no bisect: the baseline")
     args = parser.parse_args()
-    password = args.password or (REPO / ".data" / "demo_password").read_text().strip()
-
-    owner = Session(args.url, args.username, password)
+    owner = signed_in(args)
     teams = json.loads(owner.request("GET", "/api/teams/")[1])
     status, body = owner.request(
         "POST",
@@ -163,7 +172,7 @@ def main() -> int:
         synthetic_capture(capture, connections=args.connections, segments=40, first_port=1024 + n * 30000)
     repo = make_repo(folder)
     print(f"{args.readers} readers signing in ...", file=sys.stderr)
-    sessions = [Session(args.url, args.username, password) for _ in range(args.readers)]
+    sessions = [signed_in(args) for _ in range(args.readers)]
 
     timings: dict[str, list[float]] = {"timeline": [], "evidence": []}
     errors: dict[str, Counter[str]] = {"timeline": Counter(), "evidence": Counter()}
