@@ -395,6 +395,30 @@ class StoredConnections(Sequence[Any]):
             self._rows = _connection_rows(self._run_id)
         return self._rows
 
+    def match_columns(self) -> dict[str, list[Any]]:
+        """What matching two captures reads of each row (``whodunnet.capture_pairs.Ends``), without building the rows:
+        the stored columns, and six numbers of each row's document (read as text and parsed by orjson: 0.4 s for
+        20,006 rows, where building them as rows took 3.5 s and PostgreSQL taking the numbers out as ``jsonb``
+        0.9 s)."""
+        stored = (
+            CaptureConnection.objects.filter(run_id=self._run_id)
+            .order_by("conn_id")
+            .values_list("conn_id", "packets_c2s", "packets_s2c", "client", "server", Cast("detail", TextField()))
+        )
+        numbers = [f"{role}_{n}" for role in ("client", "server") for n in ("isn", "base", "span")]
+        out: dict[str, list[Any]] = {name: [] for name in ("ids", "packets", "client", "server", *numbers)}
+        for conn_id, c2s_packets, s2c_packets, client, server, text in stored:
+            out["ids"].append(conn_id)
+            out["packets"].append(c2s_packets + s2c_packets)
+            out["client"].append(client)
+            out["server"].append(server)
+            document = orjson.loads(text)
+            for role, side in (("client", document["c2s"]), ("server", document["s2c"])):
+                out[f"{role}_isn"].append(-1 if side["isn"] is None else side["isn"])
+                out[f"{role}_base"].append(side["base_seq"])
+                out[f"{role}_span"].append(side["seq_span"])
+        return out
+
 
 def _connection_rows(run_id: int) -> tuple[Any, ...]:
     from whodunnet.capture.connections import Connection, Direction, SynEvent

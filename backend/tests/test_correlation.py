@@ -305,3 +305,28 @@ def test_a_captures_stored_connection_table_is_the_engines_own(owner: User, inci
     stored = services.StoredConnections(run.pk)
     fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
     assert len(stored) > 1 and tuple(stored) == tuple(fresh.connections)
+
+
+@pytest.mark.django_db
+def test_what_matching_reads_of_stored_connections_is_what_it_reads_of_the_engines_table(
+    owner: User, incident: Any
+) -> None:
+    # The console matches two captures from their stored tables' columns, without reading the rows back.
+    from whodunnet.capture import analyze_capture
+    from whodunnet.capture_pairs import Ends
+    from whodunnet.limits import DEFAULT_LIMITS
+
+    evidence = upload_and_analyse(incident, owner, DATA / "loopback-scenarios.pcap")
+    stored = services.StoredConnections(AnalysisRun.objects.get(evidence=evidence).pk)
+    fresh, _ = analyze_capture(0, evidence.path, limits=DEFAULT_LIMITS)
+    from_columns, from_table = Ends.of(stored), Ends.of(fresh.connections)
+    assert from_columns.names is not None and len(from_columns.ids) == len(fresh.connections) > 1
+    assert -1 in from_columns.isn[1]  # a connection whose server sent no SYN-ACK: no ISN, as the engine says
+    fields = ("ids", "packets", "isn", "base", "span")
+    assert [getattr(from_columns, f) for f in fields] == [getattr(from_table, f) for f in fields]
+    every = list(range(len(fresh.connections)))
+    assert (
+        from_columns.endpoints(every)
+        == from_table.endpoints(every)
+        == [(c.client, c.server) for c in fresh.connections]
+    )

@@ -118,7 +118,8 @@ def _signed(x: int) -> int:
 class Ends:
     """What matching reads of each connection of one capture's table, in the table's order: its id, its packets
     (both directions), and per direction (the client's, then the server's) the ISN (-1: none), the raw sequence
-    number its sequence space is counted from, and the span of that space."""
+    number its sequence space is counted from, and the span of that space; the client's and server's
+    ``address:port`` when the table gave them as columns (``names``)."""
 
     table: Sequence[Connection]
     ids: list[int]
@@ -126,11 +127,12 @@ class Ends:
     isn: tuple[list[int], list[int]]
     base: tuple[list[int], list[int]]
     span: tuple[list[int], list[int]]
+    names: list[tuple[str, str]] | None = None
 
     @classmethod
     def of(cls, table: Sequence[Connection]) -> Ends:
-        """Read as columns from a capture's own table (no row is built); row by row from other rows (the console's
-        stored ones)."""
+        """Read as columns from a capture's own table (no row is built), or from a table of stored rows that gives
+        them itself (``match_columns()``: the console's, from its database's columns); else row by row."""
         if isinstance(table, ConnectionTable):
 
             def both(name: str, low: int | None) -> tuple[list[int], list[int]]:
@@ -143,6 +145,17 @@ class Ends:
             packets = (table.side("client", "pkts") + table.side("server", "pkts")).tolist()
             return cls(
                 table, list(range(len(table))), packets, both("isn", -1), both("seq_base", 0), both("max_end", None)
+            )
+        if callable(given := getattr(table, "match_columns", None)):
+            c: dict[str, list[Any]] = given()
+            return cls(
+                table,
+                c["ids"],
+                c["packets"],
+                (c["client_isn"], c["server_isn"]),
+                (c["client_base"], c["server_base"]),
+                (c["client_span"], c["server_span"]),
+                list(zip(c["client"], c["server"], strict=True)),
             )
         rows = list(table)
         sides = ([c.c2s for c in rows], [c.s2c for c in rows])
@@ -174,6 +187,8 @@ class Ends:
 
     def endpoints(self, at: list[int]) -> list[tuple[str, str]]:
         """(client, server) as ``address:port`` of the connections at places ``at``."""
+        if self.names is not None:
+            return [self.names[i] for i in at]
         if isinstance(self.table, ConnectionTable):
             return self.table.endpoints(at)
         return [(self.table[i].client, self.table[i].server) for i in at]
