@@ -181,10 +181,6 @@ def _store_result(*, run: AnalysisRun, token: uuid.UUID, result: AnalysisResult)
     return True
 
 
-def _endpoint(ip: str, port: int) -> str:
-    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
-
-
 def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Iterable[Any]) -> None:
     """The capture's connection table, streamed into PostgreSQL with COPY (a capture can hold a million).
 
@@ -203,8 +199,8 @@ def _store_connections(*, run: AnalysisRun, evidence: Evidence, connections: Ite
                     run.pk,
                     evidence.pk,
                     conn.id,
-                    _endpoint(conn.client_ip, conn.client_port),
-                    _endpoint(conn.server_ip, conn.server_port),
+                    conn.client,
+                    conn.server,
                     conn.first_time,
                     conn.duration,
                     c2s.packets,
