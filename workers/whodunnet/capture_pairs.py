@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -510,13 +511,15 @@ def _excess(x: _Intervals, y: _Intervals) -> tuple[tuple[Any, Any, Any, Any], tu
     onward = group[:-1] == group[1:]  # a point and the next are one stretch of a group's sequence space
 
     def stretches(sign: int, starts: Any) -> tuple[Any, Any, Any, Any]:
+        """Runs of the points where ``sign`` × the level is above 0, the same level on, and no copy of this side
+        starting inside."""
         more = onward & (sign * level[:-1] > 0)
-        joined = np.zeros(len(more), bool)
+        joined = np.zeros(len(more), bool)  # the stretch before goes on here
         joined[1:] = more[:-1] & (level[:-2] == level[1:-1]) & ~starts[1:-1]
-        at_ = np.flatnonzero(more)
-        first = at_[~joined[at_]]
-        last = np.append(at_[np.flatnonzero(~joined[at_])[1:] - 1], at_[-1:])
-        return group[first], point[first], point[last + 1], sign * level[first]
+        places = np.flatnonzero(more)
+        first = places[~joined[places]]
+        final = np.append(places[np.flatnonzero(~joined[places])[1:] - 1], places[-1:])
+        return group[first], point[first], point[final + 1], sign * level[first]
 
     return stretches(1, starts_x), stretches(-1, starts_y)
 
@@ -710,8 +713,11 @@ def _compare_pass(
     to ``matched`` and the address translations to ``nat``; whether the reading stopped early."""
     groups = 2 * len(pairs)
     id_a, id_b = [ends_a.ids[i] for i, _, _ in pairs], [ends_b.ids[j] for _, j, _ in pairs]
-    a, pa, span_a = _scan_segments(files[0], {x: k for k, x in enumerate(id_a)}, limits)
-    b, pb, span_b = _scan_segments(files[1], {y: k for k, y in enumerate(id_b)}, limits)
+    # The two captures are read at once, one on another thread (the kernel's scan lets go of the interpreter).
+    with ThreadPoolExecutor(1, thread_name_prefix="capture-pair") as other:
+        second = other.submit(_scan_segments, files[1], {y: k for k, y in enumerate(id_b)}, limits)
+        a, pa, span_a = _scan_segments(files[0], {x: k for k, x in enumerate(id_a)}, limits)
+        b, pb, span_b = second.result()
     # Per group: the sequence range both captures cover (base, start, end) and the one its ACKs acknowledge.
     windows = np.zeros((groups, 6), np.int64)
     for k, (i, j, _) in enumerate(pairs):
