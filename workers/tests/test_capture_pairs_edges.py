@@ -11,8 +11,19 @@ import numpy as np
 import pytest
 
 from whodunnet import capture_pairs
-from whodunnet.capture.constants import TH_ACK
-from whodunnet.capture_pairs import SEGMENT_FIELDS, MissingSegment, Segments, _missing_acks, _while_both_ran
+from whodunnet.capture.constants import TH_ACK, TH_FIN, TH_SYN
+from whodunnet.capture_pairs import (
+    SEGMENT_FIELDS,
+    SEGMENT_TYPES,
+    Segments,
+    _excess,
+    _gone,
+    _intervals,
+    _Missing,
+    _missing_acks,
+    _missing_space,
+    _while_both_ran,
+)
 
 #: (seq, sequence space it covers, TCP flags, ack, packet number, payload bytes, IPv4 identification, time).
 Segment = tuple[int, int, int, int, int, int, int, float]
@@ -37,11 +48,11 @@ def span(segs: list[Segment]) -> tuple[float, float]:
     return segs[0][7], segs[-1][7]
 
 
-def columns(segs: list[Segment]) -> Segments:
-    """The client's side of one connection (group 0), as the comparison holds it."""
-    cols = list(zip(*segs, strict=True))
+def columns(segs: list[Segment], group: int = 0) -> Segments:
+    """One side of one connection (group 0: the client's, 1: the server's), as the comparison holds it."""
+    cols = list(zip(*segs, strict=True)) or [() for _ in SEGMENT_FIELDS]
     return Segments(
-        np.zeros(len(segs), np.int64), *(np.array(c, t) for c, (_, t) in zip(cols, SEGMENT_FIELDS, strict=True))
+        np.full(len(segs), group, np.int64), *(np.array(c, t) for c, (_, t) in zip(cols, SEGMENT_FIELDS, strict=True))
     )
 
 
@@ -51,12 +62,19 @@ def while_both_ran(client: list[Segment], server: list[Segment]) -> list[Segment
     return [s for s, k in zip(client, keep.tolist(), strict=True) if k]
 
 
-def missing_acks(client: list[Segment], server: list[Segment]) -> tuple[list[MissingSegment], list[MissingSegment]]:
+def missing_acks(
+    client: list[Segment], server: list[Segment]
+) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int, int, str]]]:
     """The client's pure ACKs, acknowledging data from 5000 on, that only one capture holds (those only the client's
-    capture holds, those only the server's)."""
+    capture holds, those only the server's), as (the ack relative to 5000, packet, copies missing, type)."""
     at = (np.array([5000]), np.array([0]), np.array([1_000_000]))
+
+    def named(m: _Missing) -> list[tuple[int, int, int, str]]:
+        rows = zip(*(c.tolist() for c in (m.seq, m.frame, m.missing, m.kind)), strict=True)
+        return [(seq, frame, n, SEGMENT_TYPES[kind]) for seq, frame, n, kind in rows]
+
     only_client, only_server = _missing_acks(columns(client), columns(server), *at, groups=1)
-    return only_client.get(0, []), only_server.get(0, [])
+    return named(only_client), named(only_server)
 
 
 def lone(kept: list[Segment], other: list[Segment]) -> list[int]:
@@ -98,8 +116,8 @@ def test_an_ack_only_one_capture_holds_names_that_captures_packet_either_way_rou
     server.insert(20, (1000, 0, TH_ACK, 999_000, 777, 0, 9_999, 0.1))  # an ACK only the server's capture holds
     only_client, only_server = missing_acks(client, server)
     # The packet numbers are each capture's own: what the finding's "go to the packet" opens in that capture.
-    assert [(m.seq, m.packet, m.missing, m.type) for m in only_client] == [(1448 * 7, 8, 1, "pure ACK")]
-    assert [(m.seq, m.packet, m.missing, m.type) for m in only_server] == [(999_000 - 5000, 777, 1, "pure ACK")]
+    assert only_client == [(1448 * 7, 8, 1, "pure ACK")]
+    assert only_server == [(999_000 - 5000, 777, 1, "pure ACK")]
 
 
 def test_keys_that_share_a_hash_are_still_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,5 +130,50 @@ def test_keys_that_share_a_hash_are_still_told_apart(monkeypatch: pytest.MonkeyP
     assert (while_both_ran(client, server), missing_acks(client, server)) == hashed
     assert lone(hashed[0], server) == [10, 190]
     only_client, only_server = hashed[1]
-    assert [(m.seq, m.packet) for m in only_client] == [(1448 * 10, 11), (1448 * 190, 191)]
-    assert [(m.seq, m.packet) for m in only_server] == [(999_000 - 5000, 777)]
+    assert [(seq, packet) for seq, packet, _, _ in only_client] == [(1448 * 10, 11), (1448 * 190, 191)]
+    assert [(seq, packet) for seq, packet, _, _ in only_server] == [(999_000 - 5000, 777)]
+
+
+def test_what_one_capture_lacks_is_named_by_the_segment_that_carried_it() -> None:
+    # The client's SYN, two data segments and a FIN carrying 50 bytes; the server's SYN-ACK. The second capture
+    # lacks the SYN, the second data segment, the FIN and the SYN-ACK.
+    syn = (1000, 1, TH_SYN, 0, 1, 0, 1, 0.0)
+    data = [(1001 + 100 * i, 100, TH_ACK, 5001, 3 + i, 100, 2 + i, 0.01 * (i + 1)) for i in range(2)]
+    fin = (1201, 51, TH_FIN | TH_ACK, 5001, 5, 50, 4, 0.03)
+    synack = (5000, 1, TH_SYN | TH_ACK, 1001, 2, 0, 9, 0.005)
+
+    def capture(client: list[Segment], server: list[Segment]) -> Segments:
+        c, s = columns(client, 0), columns(server, 1)
+        return Segments(
+            *(np.concatenate((getattr(c, f), getattr(s, f))) for f in ("g", *(n for n, _ in SEGMENT_FIELDS)))
+        )
+
+    first, second = capture([syn, *data, fin], [synack]), capture([data[0]], [])
+    base, lo, hi = np.array([1000, 5000]), np.array([0, 0]), np.array([10_000, 10_000])
+    in_first, in_second = _intervals(first, base, lo, hi), _intervals(second, base, lo, hi)
+    more, less = _excess(in_first, in_second)
+    space = _missing_space(in_first, more, first)
+    named = zip(*(c.tolist() for c in (space.g, space.kind, space.seq, space.length, space.frame)), strict=True)
+    assert [(g, SEGMENT_TYPES[k], seq, length, frame) for g, k, seq, length, frame in named] == [
+        (0, "SYN", 0, 1, 1),
+        (0, "data", 101, 100, 4),
+        (0, "FIN", 201, 51, 5),
+        (1, "SYN-ACK", 0, 1, 2),
+    ]
+    assert not len(less[0])
+    (only_first, only_second, examples, by_type_first, by_type_second) = _gone(
+        1, (space, _Missing.none()), (_Missing.none(), _Missing.none())
+    )[0]
+    assert (only_first, only_second, by_type_second) == (4, 0, ())
+    assert by_type_first == (
+        ("client", "FIN", 1),
+        ("client", "SYN", 1),
+        ("client", "data", 1),
+        ("server", "SYN-ACK", 1),
+    )
+    assert [(m.sender, m.type, m.packet) for m in examples] == [
+        ("client", "SYN", 1),
+        ("client", "data", 4),
+        ("client", "FIN", 5),
+        ("server", "SYN-ACK", 2),
+    ]

@@ -524,37 +524,55 @@ def _excess(x: _Intervals, y: _Intervals) -> tuple[tuple[Any, Any, Any, Any], tu
     return stretches(1, starts_x), stretches(-1, starts_y)
 
 
-def _missing_space(mine: _Intervals, runs: tuple[Any, Any, Any, Any], s: Segments) -> dict[int, list[MissingSegment]]:
-    """Per group, each stretch of sequence space (``runs``, from ``_excess``) this capture saw more often than the
-    other, named by the type of the last segment of it (by start) that covers it."""
-    out: dict[int, list[MissingSegment]] = {}
+@dataclass(frozen=True)
+class _Missing:
+    """What one capture saw more often than the other, as columns, one item a row: its group, type (an index into
+    ``SEGMENT_TYPES``), sequence number (relative: a stretch's start, or the sequence number a pure ACK
+    acknowledged), length, by how many copies, and the packet that names it (0: none found, or not looked up)."""
+
+    g: Any
+    kind: Any
+    seq: Any
+    length: Any
+    missing: Any
+    frame: Any
+
+    @staticmethod
+    def none() -> _Missing:
+        nothing = np.zeros(0, np.int64)
+        return _Missing(nothing, nothing, nothing, nothing, nothing, nothing)
+
+
+#: ``SEGMENT_TYPES`` indexes in the order of their names (how a connection's counts by type are listed).
+BY_NAME = sorted(range(len(SEGMENT_TYPES)), key=lambda k: SEGMENT_TYPES[k])
+
+
+def _missing_space(mine: _Intervals, runs: tuple[Any, Any, Any, Any], s: Segments) -> _Missing:
+    """Each stretch of sequence space (``runs``, from ``_excess``) this capture saw more often than the other, named
+    by the last segment of it (by start) that covers it: that segment's type and packet."""
     g, lo, hi, extra = runs
     if not len(g):
-        return out
+        return _Missing.none()
     key = (mine.g << 32) | mine.start
     o = np.argsort(key, kind="stable")
     key, end, rows = key[o], mine.end[o], mine.rows[o]
     first = np.searchsorted(key, g << 32, "left")
     past = np.searchsorted(key, (g + 1) << 32, "left")
-    _, one = np.unique(g, return_index=True)  # each group once: its segments' furthest end
-    widest_of = {int(g[i]): int(end[first[i] : past[i]].max()) for i in one}
+    _, one, back = np.unique(g, return_index=True, return_inverse=True)  # each group once: its furthest end
+    widest = np.array([end[first[i] : past[i]].max() for i in one.tolist()], np.int64)[back]
     cover = np.searchsorted(key, (g << 32) | hi, "left") - 1
     while (behind := (cover >= first) & (end[np.maximum(cover, 0)] <= lo)).any():
         cover[behind] -= 1
     found = cover >= first
     row = rows[np.maximum(cover, 0)]
-    flags = np.where(found, s.tcp_flags[row], 0).tolist()
-    payload = np.where(found, s.payload[row], 0).tolist()
-    frame = np.where(found, s.frame[row], 0).tolist()
-    lowest = (key[first] & M32).tolist()
-    for i, (grp, a, b, n) in enumerate(zip(g.tolist(), lo.tolist(), hi.tolist(), extra.tolist(), strict=True)):
-        kind = segment_type(flags[i], payload[i])
-        if kind in ("SYN", "SYN-ACK") and a > lowest[i]:
-            kind = "data"
-        if kind == "FIN" and b < widest_of[grp]:
-            kind = "data"  # the data of a FIN segment, not the FIN's own sequence number
-        out.setdefault(grp, []).append(MissingSegment(ROLES[grp % 2], a, b - a, frame[i], n, kind))
-    return out
+    flags, payload = np.where(found, s.tcp_flags[row], 0), np.where(found, s.payload[row], 0)
+    # segment_type, a column at a time (none found: a pure ACK, as a segment of no flags and no payload reads)
+    syn, fin = flags & TH_SYN != 0, flags & TH_FIN != 0
+    kind = np.where(syn, np.where(flags & TH_ACK != 0, 2, 1), np.where(fin, 3, np.where(payload > 0, 0, 4)))
+    # A SYN's or SYN-ACK's stretch past its first byte, and a FIN's before its last, is the data it carried.
+    kind = np.where(syn & (lo > key[first] & M32), 0, kind)
+    kind = np.where((kind == 3) & (hi < widest), 0, kind)
+    return _Missing(g, kind, lo, hi - lo, extra, np.where(found, s.frame[row], 0))
 
 
 def _hashed(*columns: Any) -> Any:
@@ -568,7 +586,7 @@ def _hashed(*columns: Any) -> Any:
 
 def _missing_acks(
     a: Segments, b: Segments, ack_base: Any, ack_lo: Any, ack_hi: Any, groups: int
-) -> tuple[dict[int, list[MissingSegment]], dict[int, list[MissingSegment]]]:
+) -> tuple[_Missing, _Missing]:
     """Per group, the pure ACKs one capture saw more often than the other, among those acking the range both cover
     (``ack_base``, ``ack_lo``, ``ack_hi`` by group): (those only ``a`` holds, those only ``b`` holds).
 
@@ -589,7 +607,7 @@ def _missing_acks(
     g, seq, ack = (np.concatenate((getattr(a, f)[ra], getattr(b, f)[rb])) for f in ("g", "seq", "ack"))
     ip_id = np.concatenate((a.ip_id[ra], b.ip_id[rb]))
     if not len(g):
-        return {}, {}
+        return _Missing.none(), _Missing.none()
 
     def held(ids: Any, keys: int) -> tuple[Any, Any, Any]:
         """Copies of each key in ``a`` and in ``b``, and per group how many copies both hold."""
@@ -612,35 +630,30 @@ def _missing_acks(
     )
 
 
-def _only_in(
-    s: Segments, rows: Any, ids: Any, extra: Any, key_ip: Any, ack_base: Any
-) -> dict[int, list[MissingSegment]]:
-    """Per group, the ACKs (rows ``rows`` of ``s``, key numbers ``ids``) whose key this capture holds ``extra`` more
-    copies of, in the order each key first comes; each named by the packet of the last segment (of any type) with
-    its seq, ack and identification (-1: any)."""
-    out: dict[int, list[MissingSegment]] = {}
+def _only_in(s: Segments, rows: Any, ids: Any, extra: Any, key_ip: Any, ack_base: Any) -> _Missing:
+    """The ACKs (rows ``rows`` of ``s``, key numbers ``ids``) whose key this capture holds ``extra`` more copies of,
+    in the order each key first comes. The first ``MAX_EXAMPLES`` of a group (all a connection can show) are named
+    by the packet of the last segment (of any type) with its seq, ack and identification (-1: any)."""
     keys, first = np.unique(ids, return_index=True)
     more = extra[keys] > 0
     if not more.any():
-        return out
+        return _Missing.none()
     first = np.sort(first[more])
     lone = rows[first]
     g, seq, ack, ip = s.g[lone], s.seq[lone], s.ack[lone], key_ip[first]
-    # Only when one is missing: the segments that may carry a missing ACK's numbers, walked in capture order.
-    wanted = {(int(x), int(y), int(z)) for x, y, z in zip(g, seq, ack, strict=True)}
-    maybe = np.flatnonzero(np.isin(_hashed(s.g, s.seq, s.ack), _hashed(g, seq, ack)))
+    shown = np.arange(len(g)) - np.searchsorted(g, g, "left") < MAX_EXAMPLES
+    # The segments that may carry a shown ACK's numbers, walked in capture order.
+    wanted = {(int(x), int(y), int(z)) for x, y, z in zip(g[shown], seq[shown], ack[shown], strict=True)}
+    maybe = np.flatnonzero(np.isin(_hashed(s.g, s.seq, s.ack), _hashed(g[shown], seq[shown], ack[shown])))
     frames: dict[tuple[int, int, int, int], int] = {}
     walked = (c[maybe].tolist() for c in (s.g, s.seq, s.ack, s.ip_id, s.frame))
     for grp, sq, ak, ident, frame in zip(*walked, strict=True):
         if (grp, sq, ak) in wanted:
             frames[(grp, sq, ak, ident)] = frames[(grp, sq, ak, -1)] = frame
-    named = (c.tolist() for c in (g, seq, ack, ip, extra[ids[first]]))
-    for grp, sq, ak, ident, n in zip(*named, strict=True):
-        rel = (ak - int(ack_base[grp])) & M32
-        out.setdefault(grp, []).append(
-            MissingSegment(ROLES[grp % 2], rel, 0, frames.get((grp, sq, ak, ident), 0), n, "pure ACK")
-        )
-    return out
+    named = zip(g.tolist(), seq.tolist(), ack.tolist(), ip.tolist(), strict=True)
+    frame = np.array([frames.get(key, 0) for key in named], np.int64)
+    pure_ack = np.full(len(g), SEGMENT_TYPES.index("pure ACK"))
+    return _Missing(g, pure_ack, (ack - ack_base[g]) & M32, np.zeros(len(g), np.int64), extra[ids[first]], frame)
 
 
 def _largest(s: Segments, groups: int) -> Any:
@@ -744,16 +757,14 @@ def _compare_pass(
     largest_a = _largest(a, groups).reshape(-1, 2).max(axis=1).tolist()
     largest_b = _largest(b, groups).reshape(-1, 2).max(axis=1).tolist()
     segments_a, segments_b = count_a.sum(axis=1).tolist(), count_b.sum(axis=1).tolist()
+    gone = _gone(len(pairs), (space_a, acks_a), (space_b, acks_b))
     seen_a, seen_b = ends_a.endpoints([i for i, _, _ in pairs]), ends_b.endpoints([j for _, j, _ in pairs])
     for k, ((_, _, how), (a_client, a_server), (b_client, b_server)) in enumerate(
         zip(pairs, seen_a, seen_b, strict=True)
     ):
-        gone_a, gone_b = [], []
-        for g in (2 * k, 2 * k + 1):  # the client's side, then the server's
-            gone_a += space_a.get(g, []) + acks_a.get(g, [])
-            gone_b += space_b.get(g, []) + acks_b.get(g, [])
         if (a_client, a_server) != (b_client, b_server):
             nat[(a_client, b_client, a_server, b_server)] = None
+        only_in_a, only_in_b, examples, missing_a, missing_b = gone.get(k, (0, 0, (), (), ()))
         matched.append(
             MatchedConnection(
                 a=id_a[k],
@@ -764,11 +775,11 @@ def _compare_pass(
                 b_server=b_server,
                 matched_by=how,
                 segments_compared=compared[k],
-                only_in_a=sum(m.missing for m in gone_a),
-                only_in_b=sum(m.missing for m in gone_b),
-                examples=tuple((gone_a + gone_b)[:MAX_EXAMPLES]),
-                missing_a=_by_type(gone_a),
-                missing_b=_by_type(gone_b),
+                only_in_a=only_in_a,
+                only_in_b=only_in_b,
+                examples=examples,
+                missing_a=missing_a,
+                missing_b=missing_b,
                 bytes_compared=covered[k],
                 segments_a=segments_a[k],
                 segments_b=segments_b[k],
@@ -777,6 +788,54 @@ def _compare_pass(
             )
         )
     return pa or pb
+
+
+def _gone(
+    pairs: int, *sides: tuple[_Missing, _Missing]
+) -> dict[
+    int, tuple[int, int, tuple[MissingSegment, ...], tuple[tuple[str, str, int], ...], tuple[tuple[str, str, int], ...]]
+]:
+    """Per matched pair (by index) with anything missing: how many copies only ``a`` holds and only ``b``; the first
+    ``MAX_EXAMPLES`` items (``a``'s, then ``b``'s; within each the client's side, then the server's; within a side
+    the stretches of sequence space, then the pure ACKs); and per side the counts by (sender, type) with any, in
+    order of their names. ``sides``: ``a``'s (stretches, ACKs), then ``b``'s."""
+    parts = [(side, part, m) for side, both in enumerate(sides) for part, m in enumerate(both) if len(m.g)]
+    if not parts:
+        return {}
+    column = {f.name: np.concatenate([getattr(m, f.name) for _, _, m in parts]) for f in fields(_Missing)}
+    side = np.concatenate([np.full(len(m.g), side) for side, _, m in parts])
+    part = np.concatenate([np.full(len(m.g), part) for _, part, m in parts])
+    g, kind, missing = column["g"], column["kind"], column["missing"]
+    pair, role = g >> 1, g & 1
+    order = np.argsort((((pair * 2 + side) * 2 + role) * 2 + part), kind="stable")  # items keep their order within
+    at = np.arange(len(order)) - np.searchsorted(pair[order], pair[order], "left")
+    shown = order[at < MAX_EXAMPLES]
+    only = np.bincount(pair * 2 + side, weights=missing, minlength=2 * pairs).astype(np.int64).reshape(-1, 2)
+    counted = (
+        np.bincount(
+            ((pair * 2 + side) * 2 + role) * len(SEGMENT_TYPES) + kind,
+            weights=missing,
+            minlength=4 * pairs * len(SEGMENT_TYPES),
+        )
+        .astype(np.int64)
+        .reshape(pairs, 2, 2, len(SEGMENT_TYPES))
+    )
+    examples: dict[int, list[MissingSegment]] = {}
+    for k, r, t, sq, n, ln, fr in zip(
+        *(c[shown].tolist() for c in (pair, role, kind, column["seq"], missing, column["length"], column["frame"])),
+        strict=True,
+    ):
+        examples.setdefault(k, []).append(MissingSegment(ROLES[r], sq, ln, fr, n, SEGMENT_TYPES[t]))
+
+    def by_type(k: int, side: int) -> tuple[tuple[str, str, int], ...]:
+        return tuple(
+            (ROLES[r], SEGMENT_TYPES[t], n) for r in (0, 1) for t in BY_NAME if (n := int(counted[k, side, r, t]))
+        )
+
+    return {
+        k: (int(only[k, 0]), int(only[k, 1]), tuple(examples[k]), by_type(k, 0), by_type(k, 1))
+        for k in np.unique(pair).tolist()
+    }
 
 
 def _by_type(gone: Sequence[MissingSegment]) -> tuple[tuple[str, str, int], ...]:
