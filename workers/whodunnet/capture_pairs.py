@@ -38,10 +38,11 @@ if TYPE_CHECKING:
     from whodunnet.engine import Source
 
 #: Packets of matched connections one reading of the two captures compares (each capture's segments of them are
-#: held as columns, ``Segments``): a larger pair of captures is read again for the next ones (``_passes``).
-PASS_SEGMENTS = 4_000_000
+#: held as columns, ``Segments``): a larger pair of captures is read again for the next ones (``_passes``). At 2 M a
+#: mixed pair captured at both ends took 6.8 s and 1.28 GB; at 4 M 7.6 s and 1.88 GB (decision 0025).
+PASS_SEGMENTS = 2_000_000
 #: Segments kept per capture in one reading; a connection with more is compared over its first ones only (partial).
-MAX_SEGMENT_KEYS = 2 * PASS_SEGMENTS
+MAX_SEGMENT_KEYS = 8_000_000
 MAX_EXAMPLES = 20
 MAX_REFS = 20
 #: Copies both captures hold, on each side of a moment, whose departures from the clock shift give the spread there
