@@ -431,16 +431,21 @@ def _while_both_ran(a: Segments, b: Segments, span_a: Span, span_b: Span, groups
 
 def _margins(ref_g: Any, ref_t: Any, ref_d: Any, g: Any, t: Any) -> Any:
     """For each moment (``g``, ``t``): the largest departure ``ref_d`` among the ``NEIGHBOURS`` copies of group ``g``
-    seen just before ``t`` (``ref_t``, at it included) and as many just after, plus a microsecond."""
-    o = np.lexsort((ref_d, ref_t, ref_g))
-    rg, rd = ref_g[o], ref_d[o]
-    n = len(rg)
-    merged = np.lexsort((np.r_[np.zeros(n, bool), np.ones(len(g), bool)], np.r_[ref_t[o], t], np.r_[rg, g]))
-    is_ref = merged < n
-    before = np.cumsum(is_ref)[~is_ref]  # copies of earlier groups, and of this one up to ``t``
-    at = np.empty(len(g), np.int64)
-    at[merged[~is_ref] - n] = before
-    lo, hi = np.searchsorted(rg, g, "left"), np.searchsorted(rg, g, "right")
+    seen just before ``t`` (``ref_t``, at it included) and as many just after, plus a microsecond.
+
+    Times become their rank among every time here, so (group, time) is one number: the copies sort by it (a stable
+    sort of numbers already almost in order; copies of one group and time then by departure), and a moment's place
+    among them is one ``searchsorted``."""
+    times = np.unique(np.concatenate((ref_t, t)))
+    ref_key = (ref_g.astype(np.int64) << 32) | np.searchsorted(times, ref_t)
+    key = (g.astype(np.int64) << 32) | np.searchsorted(times, t)
+    o = np.argsort(ref_key, kind="stable")
+    if (ref_key[o][1:] == ref_key[o][:-1]).any():  # the same group and time: by departure
+        o = np.lexsort((ref_d, ref_key))
+    rk, rd = ref_key[o], ref_d[o]
+    n = len(rk)
+    at = np.searchsorted(rk, key, "right")  # copies of earlier groups, and of this one up to ``t``
+    lo, hi = np.searchsorted(rk, key >> 32 << 32, "left"), np.searchsorted(rk, ((key >> 32) + 1) << 32, "left")
     best = np.full(len(g), -np.inf)
     for step in range(-NEIGHBOURS, NEIGHBOURS):
         j = at + step
