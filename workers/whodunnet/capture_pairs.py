@@ -52,7 +52,8 @@ NEIGHBOURS = 8
 
 #: The sender of a group's segments (``Segments``), by the group's number's parity.
 ROLES = ("client", "server")
-#: What a segment is, as the findings name it (``segment_type``).
+#: What a segment is, as the findings name it: a SYN, SYN-ACK or FIN by its flags (a FIN that carries data is a FIN),
+#: else data when it carries payload, else a pure ACK (``_missing_space``).
 SEGMENT_TYPES = ("data", "SYN", "SYN-ACK", "FIN", "pure ACK")
 
 
@@ -454,15 +455,6 @@ def _margins(ref_g: Any, ref_t: Any, ref_d: Any, g: Any, t: Any) -> Any:
     return best + 1e-6
 
 
-def segment_type(flags: int, payload: int) -> str:
-    """SYN, SYN-ACK, FIN, data or pure ACK (a FIN that carries data is counted as a FIN)."""
-    if flags & TH_SYN:
-        return "SYN-ACK" if flags & TH_ACK else "SYN"
-    if flags & TH_FIN:
-        return "FIN"
-    return "data" if payload > 0 else "pure ACK"
-
-
 @dataclass(frozen=True)
 class _Intervals:
     """Segments as the sequence space they cover, [start, end) relative to their group's base and clipped to the
@@ -572,7 +564,8 @@ def _missing_space(mine: _Intervals, runs: tuple[Any, Any, Any, Any], s: Segment
     found = cover >= first
     row = rows[np.maximum(cover, 0)]
     flags, payload = np.where(found, s.tcp_flags[row], 0), np.where(found, s.payload[row], 0)
-    # segment_type, a column at a time (none found: a pure ACK, as a segment of no flags and no payload reads)
+    # Its type (``SEGMENT_TYPES``), a column at a time (none found: a pure ACK, as a segment of no flags and no
+    # payload reads)
     syn, fin = flags & TH_SYN != 0, flags & TH_FIN != 0
     kind = np.where(syn, np.where(flags & TH_ACK != 0, 2, 1), np.where(fin, 3, np.where(payload > 0, 0, 4)))
     # A SYN's or SYN-ACK's stretch past its first byte, and a FIN's before its last, is the data it carried.
