@@ -116,8 +116,7 @@ def pair_round(session: Session, client_side: Path, server_side: Path, team: int
 def findings(session: Session, base: str) -> list[dict[str, Any]]:
     status, answer = session.request("GET", base + "findings/")
     assert status == 200, answer
-    body = json.loads(answer)
-    rows: list[dict[str, Any]] = body["results"] if isinstance(body, dict) else body
+    rows: list[dict[str, Any]] = json.loads(answer)
     return rows
 
 

@@ -174,15 +174,18 @@ def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float
 OURS_RUNS = 3
 
 
-def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
-    """Every tool on one file; returns (packets, rows)."""
-    rows = []
-    whodunnet = Path(sys.executable).with_name("whodunnet")
-    runs = [timed([str(whodunnet), "analyze", str(path), "--json"], stdout=tmp / "out.json") for _ in range(OURS_RUNS)]
+def analyze_timed(what: str, *files: Path, out: Path) -> Timing:
+    """``whodunnet analyze FILES --json > out``, ``OURS_RUNS`` times: the median run, or the first that failed."""
+    argv = [str(Path(sys.executable).with_name("whodunnet")), "analyze", *map(str, files), "--json"]
+    runs = [timed(argv, stdout=out) for _ in range(OURS_RUNS)]
     failed = [run for run in runs if run[2] != 0]
     secs, rss, code, err, cpu = failed[0] if failed else sorted(runs)[len(runs) // 2]
-    note = "" if code == 0 else f"exit {code}: {err}"
-    rows.append(Timing("whodunnet analyze --json > out.json", secs, rss, note, cpu))
+    return Timing(what, secs, rss, "" if code == 0 else f"exit {code}: {err}", cpu)
+
+
+def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
+    """Every tool on one file; returns (packets, rows)."""
+    rows = [analyze_timed("whodunnet analyze --json > out.json", path, out=tmp / "out.json")]
     inproc, packets, inrss, incpu = bench_capture.run_step("engine", path)
     rows.append(Timing("whodunnet, in a started worker", inproc, inrss / 1024, cpu=incpu))
     tools = [
@@ -298,30 +301,18 @@ def report_pair(shape: Shape, client_side: Path, server_side: Path, drops: str) 
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-pairs-") as tmpdir:
         tmp = Path(tmpdir)
-        whodunnet = Path(sys.executable).with_name("whodunnet")
-        argv = [str(whodunnet), "analyze", str(client_side), str(server_side), "--json"]
-        runs = [timed(argv, stdout=tmp / "out.json") for _ in range(OURS_RUNS)]
-        failed = [run for run in runs if run[2] != 0]
-        secs, rss, code, err, cpu = failed[0] if failed else sorted(runs)[len(runs) // 2]
-        rows.append(
-            Timing("whodunnet analyze CLIENT SERVER --json", secs, rss, f"exit {code}: {err}" * (code != 0), cpu)
-        )
-        for side, path in (("client", client_side), ("server", server_side)):
-            argv = [str(whodunnet), "analyze", str(path), "--json"]
-            secs, rss, code, err, cpu = sorted(timed(argv, stdout=tmp / "one.json") for _ in range(OURS_RUNS))[
-                OURS_RUNS // 2
-            ]
-            rows.append(
-                Timing(f"whodunnet analyze {side.upper()} alone", secs, rss, f"exit {code}: {err}" * (code != 0), cpu)
-            )
+        both = (client_side, server_side)
+        rows.append(analyze_timed("whodunnet analyze CLIENT SERVER --json", *both, out=tmp / "out.json"))
+        for side, path in (("CLIENT", client_side), ("SERVER", server_side)):
+            rows.append(analyze_timed(f"whodunnet analyze {side} alone", path, out=tmp / "one.json"))
         if shutil.which("tshark") is None:
             rows.append(Timing("tshark -T fields, both captures", 0, 0, "not installed"))
         else:
             fields = [arg for name in TSHARK_FIELDS for arg in ("-e", name)]
-            both = [timed(["tshark", "-n", "-r", str(p), "-Y", "tcp", "-T", "fields", *fields], stdout=tmp / "f.txt")
-                    for p in (client_side, server_side)]  # fmt: skip
-            bad = next((f"exit {c}: {e}" for _, _, c, e, _ in both if c != 0), "")
-            secs, rss, cpu = sum(t[0] for t in both), max(t[1] for t in both), sum(t[4] for t in both)
+            export = ["tshark", "-n", "-Y", "tcp", "-T", "fields", *fields, "-r"]
+            exported = [timed([*export, str(p)], stdout=tmp / "f.txt") for p in both]
+            bad = next((f"exit {c}: {e}" for _, _, c, e, _ in exported if c != 0), "")
+            secs, rss, cpu = sum(t[0] for t in exported), max(t[1] for t in exported), sum(t[4] for t in exported)
             rows.append(Timing("tshark -T fields, both captures", secs, rss, bad, cpu))
     sizes = client_side.stat().st_size + server_side.stat().st_size
     print(

@@ -357,6 +357,18 @@ def client_sides(conns: Any, sides: Any) -> tuple[Any, Any]:
     return np.where(known, conns.client, np.where(first0, 0, 1)), known
 
 
+def _client_server(conns: Any, client: Any) -> list[tuple[str, int, str, int]]:
+    """(client address, client port, server address, server port) of each row of ``conns``; ``client``: which side
+    (0/1) of each is the client."""
+    k = {n: conns[n].tolist() for n in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
+    out = []
+    for i, ci in enumerate(client.tolist()):
+        ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
+        ports = (k["a_port"][i], k["b_port"][i])
+        out.append((ips[ci], ports[ci], ips[1 - ci], ports[1 - ci]))
+    return out
+
+
 def _ip(hi: int, lo: int, v6: bool) -> str:
     if v6:
         return str(ipaddress.IPv6Address((hi << 64) | lo))
@@ -523,14 +535,8 @@ class ConnectionTable(Sequence[Connection]):
         """(client, server) of connections ``ids``, as their rows' ``client`` and ``server`` read, without building
         the rows (matching two captures names every matched connection)."""
         ids = np.asarray(ids, np.int64)
-        conns = self._conns[ids]
-        k = {n: conns[n].tolist() for n in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
-        out = []
-        for i, ci in enumerate(self.client[ids].tolist()):
-            ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
-            ports = (k["a_port"][i], k["b_port"][i])
-            out.append((_endpoint(ips[ci], ports[ci]), _endpoint(ips[1 - ci], ports[1 - ci])))
-        return out
+        ends = _client_server(self._conns[ids], self.client[ids])
+        return [(_endpoint(cip, cport), _endpoint(sip, sport)) for cip, cport, sip, sport in ends]
 
     @property
     def events(self) -> EventIndex:
@@ -553,7 +559,7 @@ class ConnectionTable(Sequence[Connection]):
         c2s, s2c = directions(cs), directions(ss)
         syns, synacks = _events(cs, EV_SYN), _events(ss, EV_SYNACK)
         direct = {name: _SHOW[c.show](conns[c.name]) for name, c in CONN_VIEWED.items()}
-        k = {n: conns[n].tolist() for n in ("a_ip_hi", "a_ip_lo", "b_ip_hi", "b_ip_lo", "a_port", "b_port", "v6")}
+        ends = _client_server(conns, client)
         first_ts, last_ts, hs_ack = conns.first_ts.tolist(), conns.last_ts.tolist(), conns.hs_ack_ts.tolist()
         scale = conns.scale.tolist()
         fins = zip(cs["fin_ts"].tolist(), ss["fin_ts"].tolist(), strict=True)
@@ -563,17 +569,16 @@ class ConnectionTable(Sequence[Connection]):
         for i, cid, ci, role_known, (cfin, sfin), (crst, srst) in zip(
             range(len(ids)), ids.tolist(), client.tolist(), known.tolist(), fins, rsts, strict=True
         ):
-            ips = (_ip(k["a_ip_hi"][i], k["a_ip_lo"][i], k["v6"][i]), _ip(k["b_ip_hi"][i], k["b_ip_lo"][i], k["v6"][i]))
-            ports = (k["a_port"][i], k["b_port"][i])
+            client_ip, client_port, server_ip, server_port = ends[i]
             first_fin, first_rst = _first_of(cfin, sfin), _first_of(crst, srst)
             scaled = direct["window_scale_known"][i]
             out.append(
                 Connection(
                     id=cid,
-                    client_ip=ips[ci],
-                    client_port=ports[ci],
-                    server_ip=ips[1 - ci],
-                    server_port=ports[1 - ci],
+                    client_ip=client_ip,
+                    client_port=client_port,
+                    server_ip=server_ip,
+                    server_port=server_port,
                     roles_known=role_known,
                     duration=last_ts[i] - first_ts[i],
                     syn_count=syn_counts[i],
