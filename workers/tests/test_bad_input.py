@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import random
 import struct
 import threading
 import tracemalloc
@@ -24,7 +25,9 @@ from capture_builders import (
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
+from whodunnet.capture import source as source_module
 from whodunnet.capture.scanner import CHUNK
+from whodunnet.capture.source import MAX_INFLATE, GzipSource
 from whodunnet.engine import analyze
 from whodunnet.errors import InputRefused, InputTooLarge, MalformedInput
 from whodunnet.kinds.text import iter_lines
@@ -336,3 +339,41 @@ def test_a_gzip_cut_short_keeps_every_packet_before_the_cut_whether_or_not_the_s
     assert pipe_error.value.partial["packets"] == packets
     assert "cut short" in str(file_error.value) and "cut short" in str(pipe_error.value)
     assert file_error.value.offset == pipe_error.value.offset == len(cut)
+
+
+def _inflated(blob: bytes) -> tuple[bytes, tuple[str, str, int | None] | None]:
+    """Every byte a ``GzipSource`` hands out of ``blob``, and the error it ends with."""
+    source, out = GzipSource(io.BytesIO(blob)), bytearray()
+    block = memoryview(bytearray(MAX_INFLATE))  # as the read-ahead reads it
+    try:
+        while n := source.readinto(block):
+            out += block[:n]
+    except MalformedInput as exc:
+        return bytes(out), (type(exc).__name__, str(exc), exc.offset)
+    return bytes(out), None
+
+
+def test_a_broken_gzip_gives_the_same_bytes_and_error_as_inflating_it_member_by_member(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # isal's gzip reader raises where the data breaks; the stream is then read again by a decompressobj, so that what
+    # the user sees is what the decompressobj alone gives: every byte before the break, its message and its offset,
+    # and trailing garbage ignored (decision 0026).
+    plain = gzip.decompress((CAPTURES / "iso-download.pcap.gz").read_bytes())
+    plain += plain[24:] * 9  # 3.8 MB: many breaks come after whole blocks were handed out
+    rng = random.Random(9)
+    cases = []
+    for i in range(80):
+        body = plain[: rng.randrange(len(plain) // 3, len(plain))]
+        blob = gzip.compress(body, compresslevel=rng.choice([1, 6, 9]), mtime=0)
+        if i % 3 == 0:
+            blob += gzip.compress(body[:5000], mtime=0)  # a second member
+        at = rng.randrange(11, len(blob))
+        blob = [blob[:at], blob[:at] + rng.randbytes(8) + blob[at + 8 :], blob + rng.randbytes(20), blob][i % 4]
+        cases.append(blob)
+    fast = [_inflated(blob) for blob in cases]
+    monkeypatch.setattr(source_module, "_GzipReader", None)
+    slow = [_inflated(blob) for blob in cases]
+    assert fast == slow
+    assert sum(error is not None for _, error in fast) >= 30  # most cut and corrupt ones did break
+    assert sum(len(data) > MAX_INFLATE and error is not None for data, error in fast) >= 15
