@@ -89,7 +89,7 @@ class GzipSource:
 
     isal's gzip reader (``_GzipReader``, written in C) inflates into the buffer it is given, where a
     ``decompressobj`` hands out a fresh block for every read and copies its unread input each time (decision 0026:
-    the gzipped 1 M-connection capture inflated alone 1.46-1.53 s against 1.11-1.23 s; in its analysis the
+    the gzipped 1 M-connection capture inflated alone 1.46-1.53 s against 1.12-1.30 s; in its analysis the
     inflating thread's 1.40 CPU s became 1.32). Where it meets broken data it raises, and its ``tell`` says how much
     it had put in the buffer before. The stream is then read again from its start by a ``decompressobj``
     (``_Inflate``), up to where it had come, and on from there: every byte before the break is handed out, the
