@@ -10,7 +10,6 @@ import struct
 import threading
 import tracemalloc
 from pathlib import Path
-from typing import Any
 
 import pytest
 from capture_builders import (
@@ -30,6 +29,7 @@ from whodunnet.capture.scanner import CHUNK
 from whodunnet.capture.source import MAX_INFLATE, GzipSource
 from whodunnet.engine import analyze
 from whodunnet.errors import InputRefused, InputTooLarge, MalformedInput
+from whodunnet.kinds.capture.fuzz import Unseekable
 from whodunnet.kinds.text import iter_lines
 from whodunnet.limits import Limits
 
@@ -298,19 +298,6 @@ def test_it_keeps_other_files_when_one_is_bad(tmp_path: Path) -> None:
     assert result.evidence[1].error is None and result.evidence[1].summary["packets"] == 23
 
 
-class _Pipe(io.RawIOBase):
-    """A stream that cannot seek back (a pipe, an upload read as it comes)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._inner = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, view: Any) -> int:
-        return self._inner.readinto(view)
-
-
 def test_a_gzip_with_more_members_or_trailing_garbage_is_read_to_its_last_packet(tmp_path: Path) -> None:
     data = pcap(frames(3000))
     half = 24 + 1500 * (len(data) - 24) // 3000
@@ -331,7 +318,7 @@ def test_a_gzip_cut_short_keeps_every_packet_before_the_cut_whether_or_not_the_s
     with pytest.raises(MalformedInput) as file_error:
         from_file.run(path)
     with pytest.raises(MalformedInput) as pipe_error:
-        from_pipe.run(_Pipe(cut))
+        from_pipe.run(Unseekable(io.BytesIO(cut)))
     # Every byte zlib inflates from the first half (the stream read again from its start where it can seek back;
     # what isal's reader had inflated where it cannot): the same packets either way.
     packets = file_error.value.partial["packets"]

@@ -22,7 +22,7 @@ import zlib
 from collections import deque
 from pathlib import Path
 from types import ModuleType
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, cast
 
 import numpy as np
 
@@ -78,10 +78,25 @@ class ByteSource(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
-class BufferSource(ByteSource, Protocol):
-    """A ``ByteSource`` that can also read into a buffer (returns 0 at the end)."""
+class IntoSource(Protocol):
+    """Anything with ``readinto(view) -> int`` (returns 0 at the end)."""
 
     def readinto(self, view: memoryview, /) -> int: ...
+
+
+class BufferSource(ByteSource, IntoSource, Protocol):
+    """A ``ByteSource`` that can also read into a buffer."""
+
+
+def read_into(source: ByteSource | IntoSource, view: memoryview) -> int:
+    """Bytes of ``source`` into ``view``, how many (0 at the end): by its ``readinto`` where it has one (a file: no
+    copy), else a ``read`` copied in."""
+    readinto = getattr(source, "readinto", None)
+    if readinto is not None:
+        return int(readinto(view) or 0)
+    data = cast(ByteSource, source).read(len(view))
+    view[: len(data)] = data
+    return len(data)
 
 
 class GzipSource:
@@ -113,11 +128,6 @@ class GzipSource:
         #: the read-ahead thread appends while an error's offset may be looked up.
         self._marks: deque[tuple[int, int]] = deque(maxlen=MARKS)
         self._marks_lock = threading.Lock()
-
-    def read(self, n: int, /) -> bytes:
-        out = bytearray(min(n, MAX_INFLATE))
-        got = self.readinto(memoryview(out))
-        return bytes(out[:got])
 
     def readinto(self, view: memoryview, /) -> int:
         """Inflate at most ``len(view)`` (and ``MAX_INFLATE``) bytes into ``view``; 0 at the end."""
@@ -184,14 +194,8 @@ class GzipSource:
         self.raw_bytes += len(data)
         return data
 
-    def raw_readinto(self, view: Any) -> int:
-        readinto = getattr(self._raw, "readinto", None)
-        if readinto is None:
-            data = self._raw.read(len(view))
-            n = len(data)
-            view[:n] = data
-        else:
-            n = readinto(view) or 0
+    def raw_readinto(self, view: memoryview) -> int:
+        n = read_into(self._raw, view)
         self.raw_bytes += n
         return n
 
@@ -207,7 +211,7 @@ class _Counted(io.RawIOBase):
         return True
 
     def readinto(self, view: Any) -> int:
-        return self._source.raw_readinto(view)
+        return self._source.raw_readinto(memoryview(view))
 
 
 class _Inflate:
@@ -284,7 +288,7 @@ class ReadAhead:
     byte before it.
     """
 
-    def __init__(self, inner: ByteSource, cap: int, *, blocks: int = READ_AHEAD_BLOCKS) -> None:
+    def __init__(self, inner: ByteSource | IntoSource, cap: int, *, blocks: int = READ_AHEAD_BLOCKS) -> None:
         self._inner = inner
         self._left = cap
         self._ready: queue.Queue[tuple[bytearray, int] | BaseException] = queue.Queue(maxsize=blocks)
@@ -299,21 +303,13 @@ class ReadAhead:
         self._thread = threading.Thread(target=self._run, name="capture read-ahead", daemon=True)
 
     def _run(self) -> None:
-        readinto = getattr(self._inner, "readinto", None)
         try:
             while not self._stop.is_set():
                 buf = self._free.get()
                 if self._stop.is_set():
                     return
                 want = min(MAX_INFLATE, self._left)
-                if want <= 0:
-                    n = 0
-                elif readinto is not None:
-                    n = readinto(memoryview(buf)[:want]) or 0
-                else:
-                    data = self._inner.read(want)
-                    n = len(data)
-                    buf[:n] = data
+                n = read_into(self._inner, memoryview(buf)[:want]) if want > 0 else 0
                 self._left -= n
                 self._hand((buf, n))
                 if not n:
@@ -448,14 +444,7 @@ class LimitedSource:
         """``read`` straight into ``view`` when the inner source can (a plain file: no copy)."""
         if self._exceeded:
             self._too_large()
-        want = min(len(view), self.limit + 1 - self.count)
-        readinto = getattr(self._inner, "readinto", None)
-        if readinto is None:
-            data = self._inner.read(want)
-            n = len(data)
-            view[:n] = data
-        else:
-            n = readinto(view[:want]) or 0
+        n = read_into(self._inner, view[: min(len(view), self.limit + 1 - self.count)])
         self.count += n
         if self.count > self.limit:
             self._exceeded = True

@@ -39,7 +39,7 @@ def fuzz_capture(data: bytes) -> None:
         data = packed
     analysis = CaptureAnalysis(limits=LIMITS)
     opened: io.BufferedReader | io.BytesIO = _as_file(data) if len(data) % 2 else io.BytesIO(data)
-    source = cast(BinaryIO, _Unseekable(opened)) if len(data) % 3 == 0 else opened
+    source = cast(BinaryIO, Unseekable(opened)) if len(data) % 3 == 0 else opened
     try:
         summary = analysis.run(source)
     except MalformedInput as exc:
@@ -61,7 +61,7 @@ def _as_file(data: bytes) -> io.BufferedReader:
     return os.fdopen(fd, "rb")
 
 
-class _Unseekable(io.RawIOBase):
+class Unseekable(io.RawIOBase):
     """A stream that cannot seek back (a pipe): the reader reads ahead and inflates without a second pass."""
 
     def __init__(self, inner: io.BufferedReader | io.BytesIO) -> None:
