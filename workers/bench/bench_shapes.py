@@ -150,6 +150,8 @@ class Timing:
     note: str = ""
     #: CPU seconds (user + system) of every thread of the process: above ``seconds`` when it used more than one core.
     cpu: float = 0.0
+    #: Every run's wall seconds, fastest first, where the row is the median of several (``analyze_timed``).
+    runs: tuple[float, ...] = ()
 
 
 def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float, int, str, float]:
@@ -168,10 +170,15 @@ def timed(argv: Sequence[str], stdout: Path | None = None) -> tuple[float, float
     return took, usage.ru_maxrss / 1024, p.returncode, first, usage.ru_utime + usage.ru_stime
 
 
-#: Runs of ``whodunnet analyze`` on each file, of which the median is shown: a run of a few seconds moves by 10-15 %
-#: from one to the next on a shared machine (the 1 M-connection capture: 2.4-3.0 s), where the other tools' tens of
-#: seconds move by a few percent and are timed once. A run that failed is shown instead.
-OURS_RUNS = 3
+#: Runs of ``whodunnet analyze`` on each file, of which the median is shown, and the fastest and slowest beside it: a
+#: run of a few seconds moves by 10-15 % from one to the next on a shared machine (the 1 M-connection capture: 2.4-3.0
+#: s), where the other tools' tens of seconds move by a few percent and are timed once. On a virtual machine that gives
+#: freed memory back to its host, the first process to touch fresh memory after another has freed a lot pays for
+#: each page again: 1 GB touched took 0.06 s right after an 8 GB process ended and 0.93-2.38 s once the host had
+#: taken the pages back, and the 1 M-connection pcapng took 3.06 s after tcptrace's 8 GB run, then 2.57 and 2.60 s
+#: (2026-12-05, AMD EPYC). Five runs, so that one or two such runs move the median little. A run that failed is
+#: shown instead.
+OURS_RUNS = 5
 
 
 def analyze_timed(what: str, *files: Path, out: Path) -> Timing:
@@ -180,7 +187,7 @@ def analyze_timed(what: str, *files: Path, out: Path) -> Timing:
     runs = [timed(argv, stdout=out) for _ in range(OURS_RUNS)]
     failed = [run for run in runs if run[2] != 0]
     secs, rss, code, err, cpu = failed[0] if failed else sorted(runs)[len(runs) // 2]
-    return Timing(what, secs, rss, "" if code == 0 else f"exit {code}: {err}", cpu)
+    return Timing(what, secs, rss, "" if code == 0 else f"exit {code}: {err}", cpu, tuple(sorted(r[0] for r in runs)))
 
 
 def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
@@ -272,7 +279,10 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
         f"{'peak RSS MB':>12} {'ours x faster':>14}"
     )
     print(head)
-    print(f"(whodunnet analyze: the median of {OURS_RUNS} runs; the in-worker step and the other tools: one run each)")
+    print(
+        f"(whodunnet analyze: the median of {OURS_RUNS} runs, the fastest and slowest after it; the in-worker step "
+        "and the other tools: one run each)"
+    )
     out: dict[str, tuple[int, list[Timing]]] = {}
     for form, (n, rows, size) in results.items():
         ours = rows[0].seconds
@@ -283,13 +293,20 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
             rate, mbs = n / r.seconds / 1e6, size / r.seconds / 1e6
             per_cpu = f"{n / r.cpu / 1e6:9.2f}" if r.cpu else f"{'-':>9}"
             ratio = r.seconds / ours if ours else 0
-            note = f"  ({r.note})" if r.note else ""
+            note = f"  ({r.note})" if r.note else _spread(r)
             print(
                 f"{form:7} {r.what:38} {r.seconds:8.2f} {r.cpu:6.2f} {rate:8.2f} {per_cpu} {mbs:8.1f} {r.rss_mb:12.0f} "
                 f"{ratio:13.1f}x{note}"
             )
         out[form] = (n, rows)
     return out
+
+
+def _spread(row: Timing) -> str:
+    """``  (runs 2.57-3.06 s)``: the fastest and slowest of a row timed several times; nothing for one run."""
+    if len(row.runs) < 2:
+        return ""
+    return f"  (runs {row.runs[0]:.2f}-{row.runs[-1]:.2f} s)"
 
 
 #: What a user would run instead to compare two captures: each exported packet by packet, to be matched by hand.
@@ -324,7 +341,7 @@ def report_pair(shape: Shape, client_side: Path, server_side: Path, drops: str) 
         if r.note and not r.seconds:
             print(f"{r.what:42} {r.note}")
             continue
-        note = f"  ({r.note})" if r.note else ""
+        note = f"  ({r.note})" if r.note else _spread(r)
         print(
             f"{r.what:42} {r.seconds:8.2f} {r.cpu:6.2f} {r.rss_mb:12.0f} {r.seconds / ours if ours else 0:13.1f}x{note}"
         )

@@ -43,6 +43,11 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
                 assert row.note.startswith("cannot read this form"), row
                 continue
             assert row.seconds > 0 and not row.note, (form, row)
+        # Ours is the median of several runs, whose fastest and slowest are printed beside it.
+        runs = rows[0].runs
+        assert len(runs) == bench_shapes.OURS_RUNS and rows[0].seconds == runs[len(runs) // 2], rows[0]
+        line = next(line for line in printed if line.startswith(f"{form:7} whodunnet analyze --json"))
+        assert line.endswith(f"(runs {runs[0]:.2f}-{runs[-1]:.2f} s)"), line
     # The same traffic captured at both ends: our comparison of the two, and tshark exporting both, each timed.
     (_, rows) = pair["pcap"]
     assert [r.what for r in rows] == [
