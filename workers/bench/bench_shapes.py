@@ -21,6 +21,8 @@ threads, so that "per CPU s" is the rate per core used, whatever the wall clock 
 - ``whodunnet analyze FILE --json > out.json``: what a user runs, process start-up included;
 - the same analysis inside a process that has already loaded the kernel (a worker's view);
 - ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``;
+- on the gzip form, the inflating alone (``gzip -dc`` and isal's ``igzip -dc``, which our reader uses, into
+  ``/dev/null``): the floor of any analysis of that file;
 - the Stevens graph of the capture's largest connection (``time_sequence`` over the connection's stretch of the file,
   as the console's graph asks for it; and once over the whole file, which must draw the same graph).
 
@@ -200,6 +202,11 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
         ("tcptrace -l -r -W -n", ["tcptrace", "-l", "-r", "-W", "-n", str(path)]),
         ("argus -r", ["argus", "-r", str(path), "-w", str(tmp / "out.argus")]),
     ]
+    if path.suffix == ".gz":  # the floor of any analysis of a gzip: inflating it alone, the output thrown away
+        tools += [
+            ("gzip -dc > /dev/null", ["gzip", "-dc", str(path)]),
+            ("isal's igzip -dc > /dev/null", [sys.executable, "-m", "isal.igzip", "-d", "-c", str(path)]),
+        ]
     for name, argv in tools:
         if shutil.which(argv[0]) is None:
             rows.append(Timing(name, 0, 0, "not installed"))
