@@ -13,6 +13,10 @@ NAT, server), captured by tcpdump on the server's interface with a 128-byte snap
 - **many**: 1,000,000 short connections (a connection-per-request client, 512 at a time), 2 ms
   round trip, 0.5 % loss.
 
+Each shape's loss is a random drop set at the router; the userspace delay line drops more where its queue
+overflows, so the report says under each shape's name what the traffic came out as (our analysis's retransmission
+findings for that capture).
+
 Captures are made once and kept in ``--dir`` (``--remake`` makes them again). Each is timed as
 pcap, as pcapng (``editcap``) and gzipped. Every step runs as its own process, timed from its
 start to its exit with ``wait4`` (wall time, that process's peak RSS, and its CPU time: user + system of all its
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -69,10 +74,12 @@ class Shape:
 
 SHAPES = {
     # Two downloads share the 3 M packets: each is a connection of about 1.5 M packets, for the Stevens graph.
-    "bulk": Shape("bulk", "2 parallel downloads, 20 ms RTT, 0.1 % loss", 10, 1, flows=2, packets=3_000_000),
+    "bulk": Shape(
+        "bulk", "2 parallel downloads, 20 ms RTT, 0.1 % dropped at random", 10, 1, flows=2, packets=3_000_000
+    ),
     "mixed": Shape(
         "mixed",
-        "6 downloads + 20,000 short connections, 20 ms RTT, 0.5 % loss",
+        "6 downloads + 20,000 short connections, 20 ms RTT, 0.5 % dropped at random",
         10,
         5,
         flows=6,
@@ -83,7 +90,7 @@ SHAPES = {
     ),
     "many": Shape(
         "many",
-        "1,000,000 short connections, 2 ms RTT, 0.5 % loss",
+        "1,000,000 short connections, 2 ms RTT, 0.5 % dropped at random",
         1,
         5,
         short=1_000_000,
@@ -91,7 +98,9 @@ SHAPES = {
         procs=2,
     ),
 }
-SMOKE = Shape("smoke", "2 downloads + 2,000 short connections, 10 ms RTT, 0.5 % loss", 5, 5, flows=2, short=2_000)
+SMOKE = Shape(
+    "smoke", "2 downloads + 2,000 short connections, 10 ms RTT, 0.5 % dropped at random", 5, 5, flows=2, short=2_000
+)
 
 
 def make_capture(shape: Shape, out: Path, client_side: Path | None = None) -> str:
@@ -268,6 +277,23 @@ def forms(path: Path, tmp: Path) -> list[tuple[str, Path]]:
     return out
 
 
+#: The findings that say how lossy a shape's traffic came out.
+LOSS_FINDINGS = ("tcp.retransmissions", "tcp.syn_retransmit")
+
+
+def capture_shows(out: Path) -> str:
+    """How lossy the traffic came out, from ``whodunnet analyze --json``'s output ``out``: the titles of its
+    retransmission findings. The shape sets a random drop at the router, but the userspace delay line also drops
+    when its queue overflows (on the mixed shape, 12 % of the downloads' segments were sent again against the 0.5 %
+    set): the shape's words say what was set, this what came of it."""
+    try:
+        findings = json.loads(out.read_bytes())["findings"]
+    except (OSError, ValueError, KeyError) as exc:
+        return f"not read ({exc})"
+    titles = [f["title"] for kind in LOSS_FINDINGS for f in findings if f["kind"] == kind]
+    return "; ".join(titles) or "no retransmissions"
+
+
 def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Timing]]]:
     """Time every form of one capture and print its table; returns {form: (packets, rows)}."""
     results = {}
@@ -279,8 +305,10 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
         os.sync()
         for form, file in made:
             results[form] = (*time_form(file, tmp), file.stat().st_size)
+        shows = capture_shows(tmp / "out.json")
     packets = results["pcap"][0]
     print(f"\n{shape.name}: {shape.words}; {packets:,} packets, {path.stat().st_size / 1e6:,.0f} MB as pcap {drops}")
+    print(f"the traffic as captured (whodunnet's findings): {shows}")
     head = (
         f"{'form':7} {'what':38} {'seconds':>8} {'CPU s':>6} {'M pkt/s':>8} {'per CPU s':>9} {'MB/s':>8} "
         f"{'peak RSS MB':>12} {'ours x faster':>14}"

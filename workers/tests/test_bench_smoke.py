@@ -30,6 +30,9 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
 ) -> None:
     smoke, pair = bench_shapes.main(["--smoke", "--dir", str(tmp_path), "--no-cold"]).values()
     printed = capsys.readouterr().out.splitlines()
+    # What the traffic came out as, beside the drop the shape set: from our analysis's retransmission findings.
+    shows = next(line for line in printed if line.startswith("the traffic as captured (whodunnet's findings): "))
+    assert "Retransmission rate" in shows or shows.endswith("no retransmissions"), shows
     graph = next(line for line in printed if line.startswith("Stevens graph"))
     assert "largest connection (" in graph and " points drawn" in graph, graph
     assert sorted(smoke) == ["gzip", "pcap", "pcapng"]
