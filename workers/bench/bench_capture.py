@@ -65,9 +65,11 @@ TINY = Path(__file__).parents[1] / "tests" / "data" / "captures" / "ipv6.pcap"
 STARTUP: dict[str, float] = {}
 
 
-def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[float, int, int, float]:
+def run_step(
+    what: str, path: Path, env: dict[str, str] | None = None, *, one_core: bool = False
+) -> tuple[float, int, int, float]:
     """(seconds, packets, peak RSS KiB, CPU seconds of all its threads) of one step in a fresh process, start-up
-    excluded."""
+    excluded; ``one_core``: the process and all its threads kept to one core (``sched_setaffinity``)."""
     environ = {**os.environ, **(env or {})}
     out = subprocess.run(
         [sys.executable, "-c", STEP, what, str(path), str(TINY)],
@@ -75,10 +77,16 @@ def run_step(what: str, path: Path, env: dict[str, str] | None = None) -> tuple[
         text=True,
         check=True,
         env=environ,
+        preexec_fn=_on_one_core if one_core else None,  # (the benchmark starts no threads: safe in the child)
     )
     secs, n, rss, startup, cpu = out.stdout.split()
     STARTUP[what] = float(startup)
     return float(secs), int(n), int(rss), float(cpu)
+
+
+def _on_one_core() -> None:
+    """This process (and the threads it starts) on one core: the first it may use."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 COLD = r"""

@@ -23,7 +23,8 @@ start to its exit with ``wait4`` (wall time, that process's peak RSS, and its CP
 threads, so that "per CPU s" is the rate per core used, whatever the wall clock shows):
 
 - ``whodunnet analyze FILE --json > out.json``: what a user runs, process start-up included;
-- the same analysis inside a process that has already loaded the kernel (a worker's view);
+- the same analysis inside a process that has already loaded the kernel (a worker's view), and again with that
+  process and every thread of it kept to one core;
 - ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``;
 - on the gzip form, the inflating alone (``gzip -dc`` and isal's ``igzip -dc``, which our reader uses, into
   ``/dev/null``): the floor of any analysis of that file;
@@ -206,6 +207,9 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     rows = [analyze_timed("whodunnet analyze --json > out.json", path, out=tmp / "out.json")]
     inproc, packets, inrss, incpu = bench_capture.run_step("engine", path)
     rows.append(Timing("whodunnet, in a started worker", inproc, inrss / 1024, cpu=incpu))
+    # The same on one core, every thread of it: the measure of the analysis's own speed.
+    inproc, _, inrss, incpu = bench_capture.run_step("engine", path, one_core=True)
+    rows.append(Timing("whodunnet, in a started worker, 1 core", inproc, inrss / 1024, cpu=incpu))
     tools = [
         ("tshark -q -z conv,tcp", ["tshark", "-n", "-q", "-z", "conv,tcp", "-r", str(path)]),
         ("tcptrace -l -r -W -n", ["tcptrace", "-l", "-r", "-W", "-n", str(path)]),

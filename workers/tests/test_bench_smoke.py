@@ -45,6 +45,7 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
         assert [r.what.split()[0].strip(",") for r in rows] == [
             "whodunnet",
             "whodunnet",
+            "whodunnet",
             "tshark",
             "tcptrace",
             "argus",
