@@ -97,6 +97,10 @@ class CaptureAnalysis:
             self.decompressed_bytes = opened.decompressed_bytes
             scanner.release_buffer()  # first: the buffer may be a view of the mapped file, which closes next
             opened.close()
+            # The recorder and the scanner hold each other (its ``scanner``, the scanner's ``on_chunk``): left so,
+            # the scanner and the stream it reads (the read-ahead's buffers) wait for the cyclic collector, which
+            # a process of many objects runs seldom. The fuzz target's memory grew by 800 MB in 10 s so.
+            recorder.scanner = None
         return self.summary()
 
     def connections(self) -> ConnectionTable:

@@ -292,10 +292,10 @@ class ReadAhead:
         self._inner = inner
         self._left = cap
         self._ready: queue.Queue[tuple[bytearray, int] | BaseException] = queue.Queue(maxsize=blocks)
-        #: Buffers to read into: one being read into, ``blocks`` ready, one being taken by the reader.
+        #: Buffers to read into: one being read into, ``blocks`` ready, one being taken by the reader; made by the
+        #: thread as it needs them (``_buffer``), so a small capture makes one or two, not ``blocks + 2`` MiB.
         self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
-        for _ in range(blocks + 2):
-            self._free.put(bytearray(MAX_INFLATE))
+        self._unmade = blocks + 2
         self._held: bytearray | None = None
         self._block = memoryview(b"")
         self._ended = False
@@ -305,7 +305,7 @@ class ReadAhead:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                buf = self._free.get()
+                buf = self._buffer()
                 if self._stop.is_set():
                     return
                 want = min(MAX_INFLATE, self._left)
@@ -316,6 +316,17 @@ class ReadAhead:
                     return
         except BaseException as exc:  # handed to the reader, raised there
             self._hand(exc)
+
+    def _buffer(self) -> bytearray:
+        """A buffer to read into: one the reader has given back, else a new one while fewer than ``blocks + 2``
+        are made, else the next one given back (waited for)."""
+        if self._unmade:
+            try:
+                return self._free.get_nowait()
+            except queue.Empty:
+                self._unmade -= 1
+                return bytearray(MAX_INFLATE)
+        return self._free.get()
 
     def _hand(self, item: tuple[bytearray, int] | BaseException) -> None:
         while not self._stop.is_set():
@@ -363,6 +374,12 @@ class ReadAhead:
         self._free.put(bytearray(0))  # a thread waiting for a buffer wakes, and sees the stop
         if self._thread.ident is not None:
             self._thread.join()
+        # The buffers go now, not with the last reference to this reader.
+        self._held, self._block = None, memoryview(b"")
+        while not self._ready.empty():
+            self._ready.get_nowait()
+        while not self._free.empty():
+            self._free.get_nowait()
 
 
 class MappedFile:
