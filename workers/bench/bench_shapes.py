@@ -7,15 +7,16 @@ Needs root: each shape is real kernel traffic made in network namespaces (the fo
 lab of the capture tests: client, router with a userspace delay line and an nftables loss rule,
 NAT, server), captured by tcpdump on the server's interface with a 128-byte snap length:
 
-- **bulk**: a few long flows (2 parallel downloads of about 1.5 M packets each), 20 ms round trip, 0.1 % loss;
+- **bulk**: a few long flows (2 parallel downloads of about 1.5 M packets each), 20 ms round trip, 0.1 % dropped
+  at random;
 - **mixed**: 6 parallel downloads plus 20,000 short request/response connections, 20 ms round
-  trip, 0.5 % loss;
+  trip, 0.5 % dropped at random;
 - **many**: 1,000,000 short connections (a connection-per-request client, 512 at a time), 2 ms
-  round trip, 0.5 % loss.
+  round trip, 0.5 % dropped at random.
 
-Each shape's loss is a random drop set at the router; the userspace delay line drops more where its queue
-overflows, so the report says under each shape's name what the traffic came out as (our analysis's retransmission
-findings for that capture).
+Each shape's loss is a random drop set at the router; the userspace delay line loses more under load, so the
+report says under each shape's name what the traffic came out as (our analysis's retransmission findings for that
+capture).
 
 Captures are made once and kept in ``--dir`` (``--remake`` makes them again). Each is timed as
 pcap, as pcapng (``editcap``) and gzipped. Every step runs as its own process, timed from its
@@ -287,9 +288,9 @@ LOSS_FINDINGS = ("tcp.retransmissions", "tcp.syn_retransmit")
 
 def capture_shows(out: Path) -> str:
     """How lossy the traffic came out, from ``whodunnet analyze --json``'s output ``out``: the titles of its
-    retransmission findings. The shape sets a random drop at the router, but the userspace delay line also drops
-    when its queue overflows (on the mixed shape, 12 % of the downloads' segments were sent again against the 0.5 %
-    set): the shape's words say what was set, this what came of it."""
+    retransmission findings. The shape sets a random drop at the router, but the userspace delay line loses more
+    under load (on the mixed shape, 12 % of the downloads' segments were sent again against the 0.5 % set; decision
+    0027): the shape's words say what was set, this what came of it."""
     try:
         findings = json.loads(out.read_bytes())["findings"]
     except (OSError, ValueError, KeyError) as exc:
