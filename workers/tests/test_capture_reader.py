@@ -213,6 +213,7 @@ def test_an_analysis_frees_what_it_read_without_the_garbage_collector(form: str,
     import weakref
 
     from whodunnet.capture import source
+    from whodunnet.kinds.capture.fuzz import Unseekable
 
     data = (CAPTURES / "ipv6.pcap").read_bytes()
     if form.startswith("gzip"):
@@ -234,24 +235,9 @@ def test_an_analysis_frees_what_it_read_without_the_garbage_collector(form: str,
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(source.ReadAhead, "__init__", spied)
             with path.open("rb") as f:
-                stream = io.BufferedReader(_Pipe(f)) if form.endswith("pipe") else f
-                summary = CaptureAnalysis().run(stream)
+                summary = CaptureAnalysis().run(Unseekable(f) if form.endswith("pipe") else f)
         assert summary["packets"] > 0 and len(count) == 1  # it was read through a read-ahead
         assert len(made) == 0, "the read-ahead outlived its analysis"
     finally:
         if was_on:
             gc.enable()
-
-
-class _Pipe(io.RawIOBase):
-    """A stream that cannot seek (a pipe)."""
-
-    def __init__(self, inner: io.BufferedReader) -> None:
-        super().__init__()
-        self._inner = inner
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, view: memoryview) -> int:  # type: ignore[override]
-        return self._inner.readinto(view)

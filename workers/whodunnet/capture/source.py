@@ -158,15 +158,10 @@ class GzipSource:
             self._slow.skip(self.decompressed_bytes)
             return self._slow.readinto(view)
         if isinstance(exc, EOFError):
-            self._broken = GzipError(
-                "the gzip data ends before its end marker (the compressed file is cut short)", offset=self.raw_bytes
-            )
+            self._broken = _cut_short(self.raw_bytes)
         else:
             start = max(0, self.raw_bytes - FAST_RAW_BUFFER)
-            self._broken = GzipError(
-                f"the gzip data is corrupt ({exc}) within the {self.raw_bytes - start:,} compressed bytes from here",
-                offset=start,
-            )
+            self._broken = _corrupt(exc, start, self.raw_bytes - start)
         if inflated <= 0:
             raise self._broken
         return inflated
@@ -198,6 +193,16 @@ class GzipSource:
         n = read_into(self._raw, view)
         self.raw_bytes += n
         return n
+
+
+def _cut_short(offset: int) -> GzipError:
+    """The error of a gzip file that ends at compressed byte ``offset``, before its end marker."""
+    return GzipError("the gzip data ends before its end marker (the compressed file is cut short)", offset=offset)
+
+
+def _corrupt(exc: BaseException, start: int, n: int) -> GzipError:
+    """The error of gzip data found corrupt (``exc``) within the ``n`` compressed bytes from byte ``start``."""
+    return GzipError(f"the gzip data is corrupt ({exc}) within the {n:,} compressed bytes from here", offset=start)
 
 
 class _Counted(io.RawIOBase):
@@ -256,18 +261,11 @@ class _Inflate:
                 self._pending = rest
             data = self._pending or self._source.raw_read(RAW_CHUNK)
             if not data:
-                raise GzipError(
-                    "the gzip data ends before its end marker (the compressed file is cut short)",
-                    offset=self._source.raw_bytes,
-                )
+                raise _cut_short(self._source.raw_bytes)
             try:
                 out = d.decompress(data, min(n, MAX_INFLATE))
             except _ZLIB_ERRORS as exc:
-                start = self._source.raw_bytes - len(data)
-                raise GzipError(
-                    f"the gzip data is corrupt ({exc}) within the {len(data):,} compressed bytes from here",
-                    offset=start,
-                ) from None
+                raise _corrupt(exc, self._source.raw_bytes - len(data), len(data)) from None
             self._pending = d.unconsumed_tail
             if out:
                 return bytes(out)
