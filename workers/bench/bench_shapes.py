@@ -27,6 +27,9 @@ threads, so that "per CPU s" is the rate per core used, whatever the wall clock 
 - the same analysis inside a process that has already loaded the kernel (a worker's view), and again with that
   process and every thread of it kept to one core;
 - ``tshark -n -q -z conv,tcp -r FILE``, ``tcptrace -l -r -W -n FILE``, ``argus -r FILE -w OUT``;
+- on the pcap form, the machine's ceiling: ``ceiling.c``, a plain C loop that maps the file and keeps packets, bytes
+  and first and last time per connection in a hash table, built with the system's C compiler (its count of
+  connections must be ours, else the row says so);
 - on the gzip form, the inflating alone (``gzip -dc`` and isal's ``igzip -dc``, which our reader uses, into
   ``/dev/null``): the floor of any analysis of that file;
 - the Stevens graph of the capture's largest connection (``time_sequence`` over the connection's stretch of the file,
@@ -58,6 +61,9 @@ import bench_capture  # noqa: E402
 from netlab import SERVER_IP, NetLab, lab_unavailable  # noqa: E402
 
 TRAFFIC = HERE / "traffic.py"
+#: The machine's ceiling on a capture: a plain C loop's per-connection summary of a pcap file (decision 0028).
+CEILING = HERE / "ceiling.c"
+CEILING_ROW = "plain C loop, per-connection counts"
 RR_PORT, BULK_PORT, ANSWER = "9000", "9001", "1000"
 
 
@@ -231,7 +237,30 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
             rows.append(Timing(name, 0, 0, "cannot read this form (unknown packet file format)"))
             continue
         rows.append(Timing(name, secs, rss, "" if code == 0 else f"exit {code}: {err}", cpu))
+    if path.suffix == ".pcap":  # (it reads classic pcap only)
+        rows.append(ceiling(path, tmp))
     return packets, rows
+
+
+def ceiling(path: Path, tmp: Path) -> Timing:
+    """The machine's ceiling on ``path``: ``ceiling.c``, built with the system's C compiler (once per ``tmp``), timed
+    as a process like the others; its count of connections is checked against ours in ``tmp/out.json`` (the same
+    4-tuples, and a SYN with another initial sequence number a new connection), said in the row's note if not."""
+    binary = tmp / "ceiling"
+    if not binary.exists():
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            return Timing(CEILING_ROW, 0, 0, "no C compiler (cc) to build it")
+        subprocess.run([cc, "-O2", "-o", str(binary), str(CEILING)], check=True)
+    secs, rss, code, err, cpu = timed([str(binary), str(path)], stdout=tmp / "ceiling.txt")
+    if code != 0:
+        return Timing(CEILING_ROW, secs, rss, f"exit {code}: {err}", cpu)
+    counted = int((tmp / "ceiling.txt").read_text().split()[-1])
+    try:
+        ours = json.loads((tmp / "out.json").read_bytes())["evidence"][0]["summary"]["tcp_connections"]
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        return Timing(CEILING_ROW, secs, rss, f"our count not read ({exc})", cpu)
+    return Timing(CEILING_ROW, secs, rss, "" if counted == ours else f"{counted:,} connections, ours {ours:,}", cpu)
 
 
 STEVENS = r"""

@@ -50,11 +50,13 @@ def test_the_smoke_benchmark_times_every_form_with_every_tool(
             "tcptrace",
             "argus",
             *inflating,
+            *(["plain"] if form == "pcap" else []),  # the machine's ceiling: a C loop (it reads pcap only)
         ]
         for row in rows:
             if form == "gzip" and row.what.startswith("argus"):  # argus cannot open a gzip file: said, not timed
                 assert row.note.startswith("cannot read this form"), row
                 continue
+            # (the C loop's note would say that its count of connections is not ours)
             assert row.seconds > 0 and not row.note, (form, row)
         # Ours is the median of several runs, whose fastest and slowest are printed beside it.
         runs = rows[0].runs
