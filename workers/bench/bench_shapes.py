@@ -242,13 +242,18 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     return packets, rows
 
 
+def c_compiler() -> str | None:
+    """The system's C compiler that builds the ceiling, if there is one."""
+    return shutil.which("cc") or shutil.which("gcc")
+
+
 def ceiling(path: Path, tmp: Path) -> Timing:
     """The machine's ceiling on ``path``: ``ceiling.c``, built with the system's C compiler (once per ``tmp``), timed
     as a process like the others; its count of connections is checked against ours in ``tmp/out.json`` (the same
     4-tuples, and a SYN with another initial sequence number a new connection), said in the row's note if not."""
     binary = tmp / "ceiling"
     if not binary.exists():
-        cc = shutil.which("cc") or shutil.which("gcc")
+        cc = c_compiler()
         if cc is None:
             return Timing(CEILING_ROW, 0, 0, "no C compiler (cc) to build it")
         subprocess.run([cc, "-O2", "-o", str(binary), str(CEILING)], check=True)
