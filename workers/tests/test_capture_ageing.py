@@ -16,6 +16,7 @@ import os
 import struct
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,7 +35,8 @@ from whodunnet.capture.fields import (
     FinishedStore,
     MappedRows,
 )
-from whodunnet.capture.scanner import BEHIND, InTurn, Spill
+from whodunnet.capture.kernel.zeros import drop_zeros, restore_zeros
+from whodunnet.capture.scanner import BEHIND, CaptureState, InTurn, Spill
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -253,6 +255,14 @@ def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copi
     assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
 
 
+def _echo_connections_open() -> tuple[CaptureState, Any]:
+    """echo-connections' state at its end (500 connections, none retired), and the rows of its connections."""
+    analysis = CaptureAnalysis(ageing=None)
+    analysis.run(Path(__file__).parent / "data" / "captures" / "echo-connections.pcap.gz")
+    assert analysis.state is not None
+    return analysis.state, analysis.state.open_rows()
+
+
 @pytest.mark.parametrize("direct", ["as-the-temp-dir-gives", "refused", "refused-on-write"])
 def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.MonkeyPatch, direct: str) -> None:
     """Two batches of a capture's connections (echo-connections: 500, with 39,627 sketch entries) into a spill file
@@ -261,11 +271,7 @@ def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.Monke
         monkeypatch.setattr(scanner, "_direct", lambda fd: -1)
     elif direct == "refused-on-write":  # it opened for direct I/O, then refused the write: the page cache's way
         monkeypatch.setattr(scanner, "_direct", lambda fd: os.open(os.devnull, os.O_RDONLY))
-    analysis = CaptureAnalysis(ageing=None)
-    analysis.run(Path(__file__).parent / "data" / "captures" / "echo-connections.pcap.gz")
-    state = analysis.state
-    assert state is not None
-    rows = state.open_rows()
+    state, rows = _echo_connections_open()
     spill = Spill()
     try:
         batches = []
@@ -285,6 +291,51 @@ def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.Monke
                     side = sides[2 * i + d]
                     assert all(np.array_equal(two[d][name], side[name]) for name in WORKING_SIDE.names or ())
                 assert np.array_equal(mine, entries[starts[i] : starts[i + 1]])
+    finally:
+        spill.close()
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 1000])
+def test_packed_words_come_back_as_they_were(n: int) -> None:
+    """The spill's packing (``kernel.zeros``) on runs of words with zeros here and there, none, or only zeros, of
+    lengths on and off the bitmap's 64: every word comes back, and the packed words are the ones not zero."""
+    rng = np.random.default_rng(n)
+    for words in (
+        np.where(rng.random(n) < 0.6, 0, rng.integers(1, 1 << 63, n)).astype(np.uint64),
+        np.zeros(n, np.uint64),
+        np.full(n, np.uint64(1 << 63)),
+    ):
+        bits, out = np.zeros(scanner._bitmap_words(n), np.uint64), np.zeros(n, np.uint64)
+        kept = drop_zeros(words, bits, out)
+        assert kept == np.count_nonzero(words)
+        assert np.array_equal(out[:kept], words[words != 0])
+        back = np.full(n, np.uint64(7))
+        assert restore_zeros(bits, out[:kept].copy(), back) == kept
+        assert np.array_equal(back, words)
+        if kept:  # one packed word short: told, not read past
+            assert restore_zeros(bits, out[: kept - 1].copy(), back) == -1
+
+
+def test_a_spill_file_cut_short_is_an_error_not_a_wrong_connection() -> None:
+    """A batch read back shorter or longer than it was written (a spill file cut short) raises ``OSError``: it
+    never gives a connection made of the words that are left."""
+    state, rows = _echo_connections_open()
+    spill = Spill()
+    try:
+        entries, starts = state.entries_of(state.conns.cid[rows])[:2]
+        batch = spill.put(*state.finish(rows, entries, starts)[:2], entries, starts)
+        spill._writer.wait()
+        at, n = spill._at[batch]
+        spill._at[batch] = (at, n - 8)  # the last word missing
+        with pytest.raises(OSError, match="ends before its words do"):
+            spill.get(batch, 0)
+        spill._at[batch] = (at, n + 8)  # a word more than the bitmaps give (the padding's zero)
+        with pytest.raises(OSError, match="not the"):
+            spill.get(batch, 0)
+        os.ftruncate(spill._fd, at + 8)
+        spill._at[batch] = (at, n)
+        with pytest.raises(OSError, match="short of a batch"):
+            spill.get(batch, 0)
     finally:
         spill.close()
 

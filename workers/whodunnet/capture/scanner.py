@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-from isal import isal_zlib
 
 from whodunnet.capture.constants import (
     ERRORS,
@@ -81,6 +80,7 @@ from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import quantiles, rehome
 from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
+from whodunnet.capture.kernel.zeros import drop_zeros, restore_zeros
 from whodunnet.capture.source import BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -95,9 +95,6 @@ SKETCHES_MIN = 4096
 BLOCK = 4096
 #: How much nicer than the scanning thread the threads that keep retired connections run (``_behind_the_scan``).
 BEHIND = 10
-#: Working-state fields a spilled batch keeps as they are, not deflated: the recent segments' fingerprints are
-#: hashes, which deflate to about two thirds (the slots left empty) at about 40 % of all the deflating's time.
-SPILL_PLAIN = ("recent_fp",)
 #: Without the JIT the kernel reads rows by attribute, which only record arrays allow.
 _ROWS_BY_ATTRIBUTE = jit_disabled()
 #: The quantiles the connection table shows: window median, RTT median and p99.
@@ -174,20 +171,19 @@ class InTurn:
 class Spill:
     """What a retired connection's finished row leaves out: its working state (``fields.WORKING_CONN``,
     ``WORKING_SIDE``) and its sketch entries, in batches appended to an unnamed temporary file, read back when a
-    connection revives. No memory: about 200 bytes of disk per retired connection.
+    connection revives. No memory: about 490 bytes of disk per retired connection.
 
-    A batch is deflated (isal, level 1) and written by a thread of its own while the kernel scans on; at most one
-    batch is on its way, and a read waits for it. Deflated, because the working state of a finished connection is
-    mostly zeros and small numbers (the 1 M-connection capture's 920 MB of batches are 197 MB; the fingerprints of
-    ``SPILL_PLAIN``, hashes, are written as they are: deflating them cost 40 % of the deflating), and every byte
-    written costs the page cache's copy and a fresh page: written plain they took 2.9-3.7 s of system time there,
-    deflated about 1 s of deflating on the writing thread and under 1 s of system time (decision 0021).
+    A batch is packed (``kernel.zeros``: its 64-bit words without the zero ones, and a bitmap of where they were)
+    and written by a thread of its own while the kernel scans on; at most one batch is on its way, and a read waits
+    for it. Packed, because the working state of a finished connection is mostly zeros and small numbers, and every
+    byte written costs the page cache's copy and a fresh page: written plain, the 1 M-connection capture's 920 MB of
+    batches took 2.9-3.7 s of system time. Packed, they are about half of that (474 MB); deflated (isal, level 1,
+    until 2026-12-05) they were 187 MB, for five times the packing's time (decision 0021).
 
-    Written past the page cache (``O_DIRECT``) where the file system allows it: the 154 MB cost 0.26 s of system
-    time on the writing thread, each page of the cache a fresh one, for a file that is deleted before the system
-    would have written it out. A direct write waits for the disk instead, on the writing thread; a revival reads
-    the batch back through the page cache (the kernel keeps the two coherent). Where the file system refuses
-    (tmpfs), the page cache's way, as before."""
+    Written past the page cache (``O_DIRECT``) where the file system allows it: each page of the cache would be a
+    fresh one, for a file that is deleted before the system would have written it out. A direct write waits for
+    the disk instead, on the writing thread; a revival reads the batch back through the page cache (the kernel
+    keeps the two coherent). Where the file system refuses (tmpfs), the page cache's way, as before."""
 
     def __init__(self) -> None:
         # Open as long as the state is (``CaptureState.close``), not one block's worth.
@@ -195,11 +191,10 @@ class Spill:
         self._fd = self._file.fileno()
         #: The same file opened for direct writes (-1: the file system takes none; ``_direct``).
         self._direct = _direct(self._fd)
-        #: The writing thread's memory for a batch's deflated bytes, aligned for a direct write.
+        #: The writing thread's memory for a batch's packed words, aligned for a direct write.
         self._out = Scratch()
-        #: (where, deflated bytes, plain bytes after them) of each batch; set by the writing thread, read after it
-        #: is done.
-        self._at: list[tuple[int, int, int]] = []
+        #: (where, bytes) of each batch; set by the writing thread, read after it is done.
+        self._at: list[tuple[int, int]] = []
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
         self._writer = InTurn("whodunnet-spill")
@@ -211,7 +206,7 @@ class Spill:
         their working state is kept, as columns; ``starts``: where each connection's entries begin, and the
         end); its number."""
         self._writer.wait()  # the batch before is written: it set ``_end``
-        self._at.append((self._end, 0, 0))
+        self._at.append((self._end, 0))
         self._writer.submit(self._write, conns, sides, entries, np.asarray(starts, np.int64), len(self._at) - 1)
         return len(self._at) - 1
 
@@ -219,31 +214,29 @@ class Spill:
         # Columns in the writing thread's own memory: nothing else changes them while it writes.
         conns = Columns.of(conn_rows, None, (WORKING_CONN, ""), scratch=self._scratch[0])[0]
         sides = Columns.of(side_rows, None, (WORKING_SIDE, ""), scratch=self._scratch[1])[0]
-        head = np.array([len(starts) - 1, len(entries)], np.int64)
-        deflated, plain = _spill_parts(head, starts, conns, sides, entries)
-        deflate = isal_zlib.compressobj(1)
-        chunks = [*(deflate.compress(part) for part in deflated), deflate.flush()]
-        size = sum(map(len, chunks))
-        chunks.extend(plain)
-        whole = sum(map(len, chunks))
-        start = self._end
+        parts = [part.view(np.uint64) for part in _spill_parts(starts, conns, sides, entries)]
+        # The header (connections, entries), then each part packed: its bitmap, then its words that are not zero.
+        room = 2 + sum(len(words) + _bitmap_words(len(words)) for words in parts)
         # Whole blocks from a block boundary, from memory aligned to one: what a direct write takes.
-        out = self._out.take(-(-whole // BLOCK) * BLOCK, align=BLOCK)
-        at = 0
-        for chunk in chunks:
-            out[at : at + len(chunk)] = np.frombuffer(chunk, np.uint8)
-            at += len(chunk)
-        out[at:] = 0
+        out = self._out.take(-(-8 * room // BLOCK) * BLOCK, align=BLOCK)
+        words = out.view(np.uint64)
+        words[:2] = len(starts) - 1, len(entries)
+        at = 2
+        for part in parts:
+            bits = _bitmap_words(len(part))
+            at += bits + drop_zeros(part, words[at : at + bits], words[at + bits :])
+        start, size = self._end, -(-8 * at // BLOCK) * BLOCK
+        words[at : size // 8] = 0
         if self._direct >= 0:
             try:
-                self._pwrite(self._direct, out, start)
+                self._pwrite(self._direct, out[:size], start)
             except OSError:  # the file system refused a direct write after all: the page cache's way from here on
                 os.close(self._direct)
                 self._direct = -1
         if self._direct < 0:
-            self._pwrite(self._fd, out, start)
-        self._at[batch] = (start, size, whole - size)
-        self._end = start + len(out)
+            self._pwrite(self._fd, out[:size], start)
+        self._at[batch] = (start, 8 * at)
+        self._end = start + size
 
     @staticmethod
     def _pwrite(fd: int, data: Any, at: int) -> None:
@@ -252,43 +245,41 @@ class Spill:
             n = os.pwrite(fd, view, at)
             view, at = view[n:], at + n
 
-    def _read(self, batch: int) -> tuple[bytes, bytes]:
-        """Batch ``batch``'s deflated part, inflated, and its plain part."""
-        at, n, plain = self._at[batch]
-        data = os.pread(self._fd, n + plain, at)
-        if len(data) != n + plain:
-            raise OSError(f"the spill file ends {n + plain - len(data):,} bytes short of a batch")
-        return isal_zlib.decompress(data[:n]), data[n:]
+    def _read(self, batch: int) -> Any:
+        """Batch ``batch``'s words, as written (writable: numba compiles a read-only array apart)."""
+        at, n = self._at[batch]
+        words = np.empty(n // 8, np.uint64)
+        got = os.preadv(self._fd, [words.data], at)
+        if got != n:
+            raise OSError(f"the spill file ends {n - got:,} bytes short of a batch")
+        return words
 
     def get(self, batch: int, i: int) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
         """Connection ``i`` of batch ``batch``: (its working state, its two sides', its sketch entries)."""
         if self._last[0] != batch:
             self._writer.wait()  # the batch on its way may be this one (its error, a full disk, raised here)
-            inflated, plain = self._read(batch)
-            n, m = np.frombuffer(inflated[:16], np.int64).tolist()
+            words = self._read(batch)
+            n, m = words[:2].tolist()
             sizes = (8 * (n + 1), Columns.nbytes(WORKING_CONN, n), Columns.nbytes(WORKING_SIDE, 2 * n))
-            size, want = len(inflated) + len(plain), 16 + sum(sizes) + m * SketchEntry.dtype.itemsize
-            if size != want:
-                raise OSError(f"a spilled batch is {size:,} bytes, not the {want:,} its header gives")
             # Writable, as the arrays a sweep hands the kernel are (numba compiles a read-only array apart).
-            block = np.empty(want - 16, np.uint8)
+            block = np.empty(sum(sizes) + m * SketchEntry.dtype.itemsize, np.uint8)
             starts = block[: sizes[0]].view(np.int64)
             conns = Columns(WORKING_CONN, n, data=block[sizes[0] : sizes[0] + sizes[1]])
             sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
             entries = block[sum(sizes) :].view(SketchEntry.dtype)
-            deflated, kept = _spill_parts(None, starts, conns, sides, entries)
-            if len(plain) != (expected := sum(map(len, kept))):
-                raise OSError(
-                    f"a spilled batch's plain part is {len(plain):,} bytes, not the {expected:,} it should be"
+            at = 2
+            for part in _spill_parts(starts, conns, sides, entries):
+                bits = _bitmap_words(len(part) // 8)
+                took = (
+                    -1
+                    if at + bits > len(words)
+                    else restore_zeros(words[at : at + bits], words[at + bits :], part.view(np.uint64))
                 )
-            at = 16
-            for part in deflated:
-                part[:] = np.frombuffer(inflated, np.uint8, len(part), at)
-                at += len(part)
-            at = 0
-            for part in kept:
-                part[:] = np.frombuffer(plain, np.uint8, len(part), at)
-                at += len(part)
+                if took < 0:
+                    raise OSError("a spilled batch ends before its words do")
+                at += bits + took
+            if at != len(words):
+                raise OSError(f"a spilled batch is {8 * len(words):,} bytes, not the {8 * at:,} its bitmaps give")
             self._last = (batch, (starts, conns, sides, entries))
         starts, conns, sides, entries = self._last[1]
         return conns.row(i), [sides.row(2 * i), sides.row(2 * i + 1)], entries[starts[i] : starts[i + 1]]
@@ -303,18 +294,17 @@ class Spill:
             self._file.close()
 
 
-def _spill_parts(head: Any, starts: Any, conns: Columns, sides: Columns, entries: Any) -> tuple[list[Any], list[Any]]:
-    """A spilled batch as bytes (views, in the order they are written): the parts deflated (``head`` first, unless
-    None), and the fields of ``SPILL_PLAIN`` kept as they are."""
-    deflated, plain, at = [], [], 0
-    for name, start, width in sides.layout:
-        if name in SPILL_PLAIN:
-            deflated.append(sides.data[at:start])
-            plain.append(sides.data[start : start + width * sides.columns[name].shape[0]])
-            at = start + len(plain[-1])
-    deflated.append(sides.data[at:])
-    parts = [*([] if head is None else [head]), starts, conns.data, *deflated, entries]
-    return [np.ascontiguousarray(part).view(np.uint8) for part in parts], plain
+def _bitmap_words(n: int) -> int:
+    """The words of the bitmap of ``n`` packed words (``kernel.zeros``)."""
+    return (n + 63) // 64
+
+
+def _spill_parts(starts: Any, conns: Columns, sides: Columns, entries: Any) -> list[Any]:
+    """A spilled batch's parts as bytes (views, in the order they are written), each a whole number of 64-bit
+    words."""
+    parts = [np.ascontiguousarray(part).view(np.uint8) for part in (starts, conns.data, sides.data, entries)]
+    assert all(len(part) % 8 == 0 for part in parts)
+    return parts
 
 
 def _direct(fd: int) -> int:
