@@ -340,6 +340,50 @@ def test_a_spill_file_cut_short_is_an_error_not_a_wrong_connection() -> None:
         spill.close()
 
 
+def _spill_folder(spill: Spill) -> str:
+    """The folder the spill's (unnamed) file is in, as the system names it."""
+    return os.path.dirname(os.readlink(f"/proc/self/fd/{spill._fd}"))
+
+
+@pytest.mark.parametrize(
+    ("tmp", "tmpdir", "expected"),
+    [
+        ("ext4", None, "tmp"),  # /tmp on disk: there
+        ("tmpfs", None, "/var/tmp"),  # /tmp in memory: /var/tmp, on disk
+        ("tmpfs", "mine", "mine"),  # the user's TMPDIR wins
+    ],
+    ids=["tmp-on-disk", "tmp-in-memory", "tmpdir-set"],
+)
+def test_the_spill_file_goes_to_a_disk_not_to_memory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tmp: str, tmpdir: str | None, expected: str
+) -> None:
+    """The spill file keeps retired connections off the memory: where the temporary folder is a tmpfs (Debian 13's
+    and Fedora's /tmp) it goes to /var/tmp, unless the user's TMPDIR says where."""
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setattr(scanner.tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.delenv("TMPDIR", raising=False)
+    if tmpdir is not None:
+        monkeypatch.setenv("TMPDIR", str(tmp_path / tmpdir))
+        monkeypatch.setattr(scanner.tempfile, "tempdir", str(tmp_path / tmpdir))
+    monkeypatch.setattr(scanner, "_file_system", lambda path: tmp if path.startswith(str(tmp_path)) else "ext4")
+    spill = Spill()
+    try:
+        assert _spill_folder(spill) == (expected if expected.startswith("/") else str(tmp_path / expected))
+    finally:
+        spill.close()
+
+
+def test_the_file_system_of_a_folder_is_read_from_the_mount_table() -> None:
+    """``_file_system`` names the file system of the mount that holds a path (the deepest one)."""
+    assert scanner._file_system("/proc/self") == "proc"
+    assert scanner._file_system("/") not in ("", "proc")
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        shm = [line.split()[2] for line in mounts if line.split()[1] == "/dev/shm"]
+    if shm:
+        assert scanner._file_system("/dev/shm/x/y") == shm[-1]
+
+
 def test_the_threads_that_keep_retired_connections_run_behind_the_scanning_thread() -> None:
     """The spill's writer and the keeper share the cores with the scan, the longest path: they run nicer than it
     (``scanner._behind_the_scan``), and the scanning thread's own priority is left as it was."""

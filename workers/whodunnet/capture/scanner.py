@@ -183,11 +183,15 @@ class Spill:
     Written past the page cache (``O_DIRECT``) where the file system allows it: each page of the cache would be a
     fresh one, for a file that is deleted before the system would have written it out. A direct write waits for
     the disk instead, on the writing thread; a revival reads the batch back through the page cache (the kernel
-    keeps the two coherent). Where the file system refuses (tmpfs), the page cache's way, as before."""
+    keeps the two coherent). Where the file system refuses (tmpfs), the page cache's way, as before.
+
+    In ``TMPDIR`` when it is set; else in the system's temporary folder, unless that folder is memory (a tmpfs, as
+    ``/tmp`` is on Debian 13 and Fedora), then in ``/var/tmp``, the folder the file system hierarchy keeps on disk
+    for large temporary files (``_spill_dir``): a spill in memory would be memory the ageing was meant to save."""
 
     def __init__(self) -> None:
         # Open as long as the state is (``CaptureState.close``), not one block's worth.
-        self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-")  # noqa: SIM115
+        self._file = tempfile.TemporaryFile(prefix="whodunnet-spill-", dir=_spill_dir())  # noqa: SIM115
         self._fd = self._file.fileno()
         #: The same file opened for direct writes (-1: the file system takes none; ``_direct``).
         self._direct = _direct(self._fd)
@@ -305,6 +309,44 @@ def _spill_parts(starts: Any, conns: Columns, sides: Columns, entries: Any) -> l
     parts = [np.ascontiguousarray(part).view(np.uint8) for part in (starts, conns.data, sides.data, entries)]
     assert all(len(part) % 8 == 0 for part in parts)
     return parts
+
+
+#: File systems that hold their files in memory.
+MEMORY_FILE_SYSTEMS = frozenset({"tmpfs", "ramfs"})
+#: The temporary folder on disk (the file system hierarchy's ``/var/tmp``), for the spill file when the system's
+#: temporary folder is in memory.
+DISK_TMP = "/var/tmp"
+
+
+def _spill_dir() -> str | None:
+    """The folder for the spill file: None (``tempfile``'s choice: ``TMPDIR``, else ``/tmp``) when ``TMPDIR`` is set
+    or the temporary folder is on disk; ``DISK_TMP`` when the temporary folder is in memory and it is not."""
+    if os.environ.get("TMPDIR"):
+        return None
+    if _file_system(tempfile.gettempdir()) not in MEMORY_FILE_SYSTEMS:
+        return None
+    if not os.access(DISK_TMP, os.W_OK | os.X_OK) or _file_system(DISK_TMP) in MEMORY_FILE_SYSTEMS:
+        return None
+    return DISK_TMP
+
+
+def _file_system(path: str) -> str:
+    """The type of the file system ``path`` is on, from the system's mount table ("" where it cannot be read): the
+    last mount listed whose point is the longest that holds ``path``."""
+    path = os.path.realpath(path)
+    point, kind = "", ""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) < 3:
+                    continue
+                at = fields[1].replace("\\040", " ")  # the table writes a space in a path as \040
+                if (path == at or path.startswith(at.rstrip("/") + "/")) and len(at) >= len(point):
+                    point, kind = at, fields[2]
+    except OSError:
+        return ""
+    return kind
 
 
 def _direct(fd: int) -> int:
