@@ -10,13 +10,16 @@ the same batches, for 2.5 times its bytes (decision 0021).
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from whodunnet.capture.fields import Ints
 from whodunnet.capture.kernel import jit
+
+#: 64-bit words, as the spill's batches are packed.
+Words = npt.NDArray[np.uint64]
 
 
 @jit
-def drop_zeros(words: Ints, bits: Ints, out: Ints) -> int:
+def drop_zeros(words: Words, bits: Words, out: Words) -> int:
     """Pack ``words``: their bitmap into ``bits`` (``(len(words) + 63) // 64`` words) and the words that
     are not zero into ``out`` (room for all of them); returns how many went to ``out``. Nothing is
     decided per word: each one is stored and the count moves on by one where it is not zero."""
@@ -36,7 +39,7 @@ def drop_zeros(words: Ints, bits: Ints, out: Ints) -> int:
 
 
 @jit
-def restore_zeros(bits: Ints, packed: Ints, words: Ints) -> int:
+def restore_zeros(bits: Words, packed: Words, words: Words) -> int:
     """Unpack into ``words`` what ``drop_zeros`` packed of them (``bits``, then ``packed``: at least the
     words not zero); returns how many of ``packed`` it took, or -1 if ``packed`` is too short for ``bits``."""
     n = words.shape[0]
