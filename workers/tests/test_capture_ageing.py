@@ -35,7 +35,7 @@ from whodunnet.capture.fields import (
     FinishedStore,
     MappedRows,
 )
-from whodunnet.capture.kernel.zeros import drop_zeros, restore_zeros
+from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
 from whodunnet.capture.scanner import BEHIND, CaptureState, InTurn, Spill
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
@@ -263,6 +263,12 @@ def _echo_connections_open() -> tuple[CaptureState, Any]:
     return analysis.state, analysis.state.open_rows()
 
 
+def _put(spill: Spill, state: CaptureState, rows: Any) -> int:
+    """Rows ``rows`` of ``state`` into ``spill`` as a sweep puts them (their copies and sketch entries); the batch."""
+    entries, starts = state.entries_of(state.conns.cid[rows])[:2]
+    return spill.put(*state.finish(rows, entries, starts)[:2], entries, starts)
+
+
 @pytest.mark.parametrize("direct", ["as-the-temp-dir-gives", "refused", "refused-on-write"])
 def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.MonkeyPatch, direct: str) -> None:
     """Two batches of a capture's connections (echo-connections: 500, with 39,627 sketch entries) into a spill file
@@ -305,7 +311,7 @@ def test_packed_words_come_back_as_they_were(n: int) -> None:
         np.zeros(n, np.uint64),
         np.full(n, np.uint64(1 << 63)),
     ):
-        bits, out = np.zeros(scanner._bitmap_words(n), np.uint64), np.zeros(n, np.uint64)
+        bits, out = np.zeros(bitmap_words(n), np.uint64), np.zeros(n, np.uint64)
         kept = drop_zeros(words, bits, out)
         assert kept == np.count_nonzero(words)
         assert np.array_equal(out[:kept], words[words != 0])
@@ -322,8 +328,7 @@ def test_a_spill_file_cut_short_is_an_error_not_a_wrong_connection() -> None:
     state, rows = _echo_connections_open()
     spill = Spill()
     try:
-        entries, starts = state.entries_of(state.conns.cid[rows])[:2]
-        batch = spill.put(*state.finish(rows, entries, starts)[:2], entries, starts)
+        batch = _put(spill, state, rows)
         spill._writer.wait()
         at, n = spill._at[batch]
         spill._at[batch] = (at, n - 8)  # the last word missing
@@ -404,8 +409,7 @@ def test_the_spill_file_is_closed_on_the_writing_thread_without_the_analysis_wai
     thread and returns at once; the file is closed soon after, on that thread."""
     state, rows = _echo_connections_open()
     spill = Spill()
-    entries, starts = state.entries_of(state.conns.cid[rows])[:2]
-    spill.put(*state.finish(rows, entries, starts)[:2], entries, starts)
+    _put(spill, state, rows)
     fd, release, closed_on = spill._fd, threading.Event(), []
     real_close = spill._file.close
 

@@ -80,7 +80,7 @@ from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import quantiles, rehome
 from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
-from whodunnet.capture.kernel.zeros import drop_zeros, restore_zeros
+from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
 from whodunnet.capture.source import BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
@@ -166,13 +166,13 @@ class InTurn:
             self.wait()
         finally:
             pool, self._pool = self._pool, None
-            if then is not None and pool is None:
-                then()
-            elif then is not None and pool is not None:
-                pool.submit(then)
-                pool.shutdown(wait=False)
-            elif pool is not None:
-                pool.shutdown(wait=True)
+            if then is not None:
+                if pool is None:
+                    then()
+                else:
+                    pool.submit(then)
+            if pool is not None:
+                pool.shutdown(wait=then is None)
 
 
 class Spill:
@@ -225,16 +225,16 @@ class Spill:
         # Columns in the writing thread's own memory: nothing else changes them while it writes.
         conns = Columns.of(conn_rows, None, (WORKING_CONN, ""), scratch=self._scratch[0])[0]
         sides = Columns.of(side_rows, None, (WORKING_SIDE, ""), scratch=self._scratch[1])[0]
-        parts = [part.view(np.uint64) for part in _spill_parts(starts, conns, sides, entries)]
+        parts = _spill_words(starts, conns, sides, entries)
         # The header (connections, entries), then each part packed: its bitmap, then its words that are not zero.
-        room = 2 + sum(len(words) + _bitmap_words(len(words)) for words in parts)
+        room = 2 + sum(len(part) + bitmap_words(len(part)) for part in parts)
         # Whole blocks from a block boundary, from memory aligned to one: what a direct write takes.
         out = self._out.take(-(-8 * room // BLOCK) * BLOCK, align=BLOCK)
         words = out.view(np.uint64)
         words[:2] = len(starts) - 1, len(entries)
         at = 2
         for part in parts:
-            bits = _bitmap_words(len(part))
+            bits = bitmap_words(len(part))
             at += bits + drop_zeros(part, words[at : at + bits], words[at + bits :])
         start, size = self._end, -(-8 * at // BLOCK) * BLOCK
         words[at : size // 8] = 0
@@ -279,14 +279,12 @@ class Spill:
             sides = Columns(WORKING_SIDE, 2 * n, data=block[sizes[0] + sizes[1] : sum(sizes)])
             entries = block[sum(sizes) :].view(SketchEntry.dtype)
             at = 2
-            for part in _spill_parts(starts, conns, sides, entries):
-                bits = _bitmap_words(len(part) // 8)
-                took = (
-                    -1
-                    if at + bits > len(words)
-                    else restore_zeros(words[at : at + bits], words[at + bits :], part.view(np.uint64))
-                )
-                if took < 0:
+            for part in _spill_words(starts, conns, sides, entries):
+                bits = bitmap_words(len(part))
+                if (
+                    at + bits > len(words)
+                    or (took := restore_zeros(words[at : at + bits], words[at + bits :], part)) < 0
+                ):
                     raise OSError("a spilled batch ends before its words do")
                 at += bits + took
             if at != len(words):
@@ -307,17 +305,10 @@ class Spill:
             self._writer.close(then=self._file.close)
 
 
-def _bitmap_words(n: int) -> int:
-    """The words of the bitmap of ``n`` packed words (``kernel.zeros``)."""
-    return (n + 63) // 64
-
-
-def _spill_parts(starts: Any, conns: Columns, sides: Columns, entries: Any) -> list[Any]:
-    """A spilled batch's parts as bytes (views, in the order they are written), each a whole number of 64-bit
-    words."""
-    parts = [np.ascontiguousarray(part).view(np.uint8) for part in (starts, conns.data, sides.data, entries)]
-    assert all(len(part) % 8 == 0 for part in parts)
-    return parts
+def _spill_words(starts: Any, conns: Columns, sides: Columns, entries: Any) -> list[Any]:
+    """A spilled batch's parts as 64-bit words (views, in the order they are written: the columns start on 8-byte
+    boundaries, a sketch entry is three words)."""
+    return [np.ascontiguousarray(part).view(np.uint64) for part in (starts, conns.data, sides.data, entries)]
 
 
 #: File systems that hold their files in memory.

@@ -18,9 +18,14 @@ from whodunnet.capture.kernel import jit
 Words = npt.NDArray[np.uint64]
 
 
+def bitmap_words(n: int) -> int:
+    """The bitmap's length, in words, of a packed run of ``n`` words."""
+    return (n + 63) // 64
+
+
 @jit
 def drop_zeros(words: Words, bits: Words, out: Words) -> int:
-    """Pack ``words``: their bitmap into ``bits`` (``(len(words) + 63) // 64`` words) and the words that
+    """Pack ``words``: their bitmap into ``bits`` (``bitmap_words(len(words))`` words) and the words that
     are not zero into ``out`` (room for all of them); returns how many went to ``out``. Nothing is
     decided per word: each one is stored and the count moves on by one where it is not zero."""
     n = words.shape[0]
