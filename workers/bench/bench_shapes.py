@@ -256,7 +256,10 @@ def ceiling(path: Path, tmp: Path) -> Timing:
         cc = c_compiler()
         if cc is None:
             return Timing(CEILING_ROW, 0, 0, "no C compiler (cc) to build it")
-        subprocess.run([cc, "-O2", "-o", str(binary), str(CEILING)], check=True)
+        built = subprocess.run([cc, "-O2", "-o", str(binary), str(CEILING)], capture_output=True, text=True)
+        if built.returncode != 0:
+            first = (built.stderr.strip().splitlines() or [""])[0][:200]
+            return Timing(CEILING_ROW, 0, 0, f"not built ({cc} exit {built.returncode}: {first})")
     secs, rss, code, err, cpu = timed([str(binary), str(path)], stdout=tmp / "ceiling.txt")
     if code != 0:
         return Timing(CEILING_ROW, secs, rss, f"exit {code}: {err}", cpu)
