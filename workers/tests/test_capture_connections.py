@@ -27,6 +27,8 @@ from whodunnet.capture.kernel.sketch import add
 from whodunnet.capture.scanner import CaptureState
 from whodunnet.errors import MalformedInput
 
+LAB = Path(__file__).parent / "data" / "lab"
+
 #: Captures of tunnelled TCP: the per-stream table names each stream by the outer header's ip.src
 #: (its first), so they are checked against tshark's conversations instead
 #: (``test_capture_truth.py::test_tcp_inside_tunnels_gives_tshark_s_inner_conversations``).
@@ -267,6 +269,40 @@ def test_syn_retries_on_loopback_fit_linux_and_are_found() -> None:
     assert f.data["retransmissions"] == 241
     assert f.severity == "high"
     assert "1-2-4" in f.explanation
+
+
+@pytest.mark.parametrize("capture", [CAPTURES / "echo-connections.pcap.gz", LAB / "many-slice.pcap.gz"])
+def test_the_retried_syns_read_as_columns_are_what_each_connections_row_says(capture: Path) -> None:
+    """The SYN finding reads every retried connection from the table's columns and kept events at once
+    (``findings._retried_syns``: tens of thousands of them in a capture of many connections). Each one's delay, fate
+    and schedule must be what its own row gives, read one connection at a time as the finding explains them."""
+    from whodunnet.capture.findings import _gaps, _retried_syns, syn_stack
+
+    analysis = CaptureAnalysis()
+    analysis.run(capture)
+    conns = analysis.connections()
+    hs_ack = conns.conn("hs_ack_ts")
+    expected = []
+    for c in conns.rows(np.flatnonzero(conns.side("client", "syn_count") >= 2)):
+        times = [e.time for e in c.syn_times]
+        ack = float(hs_ack[c.id])
+        done = ack if ack >= 0 else (c.synack_times[0].time if c.synack_count else None)
+        before = [t for t in times if done is None or t <= done]
+        delay = (before[-1] if before else times[-1]) - times[0]
+        back = bool(c.synack_count) and len(before) > 1 and c.synack_times[0].time < before[-1]
+        gaps = _gaps(times)
+        syns = [(e.packet, e.time, float(e.ecn)) for e in c.syn_times]
+        expected.append((-delay, c.id, gaps, bool(c.synack_count), syn_stack(gaps), back, c.syn_count, syns))
+    expected.sort(key=lambda r: (r[0], r[1]))
+    got = _retried_syns(conns)
+    assert len(expected) > 20 and len(got) == len(expected)
+    assert any(r[5] for r in expected) or "many" not in capture.name  # the many slice has SYN-ACKs lost back
+    for k, (minus_delay, cid, gaps, answered, stack, back, count, syns) in enumerate(expected):
+        r = got.row(k)
+        assert (r.id, r.delay, r.gaps, r.answered, r.stack, r.back, r.syn_count) == (
+            cid, -minus_delay, gaps, answered, stack, back, count
+        )  # fmt: skip
+        assert [(p, t) for p, t, _ in r.syns] == [(p, t) for p, t, _ in syns]
 
 
 def _write(tmp_path: Path, frames: list[bytes]) -> Path:

@@ -222,25 +222,51 @@ class EventIndex:
 
     def kept(self, rows: Any, kind: int) -> list[list[tuple[int, float, float]]]:
         """Per side row of ``rows``: the (packet, time, value) of each event of ``kind`` it kept, in order."""
-        lo = np.searchsorted(self._row, rows, "left")
-        counts = np.searchsorted(self._row, rows, "right") - lo
+        kept = self.flat(rows, kind)
         # Only these rows' events become Python values (not whole columns: 2 M events are 200 MB of objects).
-        first = np.cumsum(counts) - counts
-        at = np.repeat(lo - first, counts) + np.arange(int(counts.sum()))
-        mine = self._cols["kind"][at] == kind
-        ends = np.cumsum(mine)
-        stops = ends[first + counts - 1].tolist() if len(at) else [0] * len(counts)
-        at = at[mine]
-        frames, times, values = (self._cols[n][at].tolist() for n in ("frame", "time", "value"))
+        frames, times, values = (kept[name].tolist() for name in ("frame", "time", "value"))
         out: list[list[tuple[int, float, float]]] = []
         start = 0
-        for n, stop in zip(counts.tolist(), stops, strict=True):
-            if not n:
-                out.append([])
-                continue
+        for stop in kept.ends.tolist():
             out.append(list(zip(frames[start:stop], times[start:stop], values[start:stop], strict=True)))
             start = stop
         return out
+
+    def flat(self, rows: Any, kind: int) -> KeptEvents:
+        """The events of ``kind`` that side rows ``rows`` kept, as columns: each row's in order, one row after
+        another."""
+        lo = np.searchsorted(self._row, rows, "left")
+        counts = np.searchsorted(self._row, rows, "right") - lo
+        first = np.cumsum(counts) - counts
+        at = np.repeat(lo - first, counts) + np.arange(int(counts.sum()))
+        mine = self._cols["kind"][at] == kind
+        ends = np.cumsum(mine)[first + counts - 1] if len(at) else np.zeros(len(counts), np.int64)
+        # A row that kept no event at all ends where the one before it does.
+        ends = np.maximum.accumulate(np.where(counts > 0, ends, 0)) if len(ends) else ends
+        at = at[mine]
+        return KeptEvents(ends, {name: self._cols[name][at] for name in ("frame", "time", "value")})
+
+
+@dataclass(frozen=True)
+class KeptEvents:
+    """Some side rows' kept events of one kind (``EventIndex.flat``): ``columns`` ("frame", "time", "value"), the
+    rows' events one row after another; row ``i``'s end at ``ends[i]``, its start at the end of the one before."""
+
+    ends: Any
+    columns: dict[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.columns[name]
+
+    @property
+    def starts(self) -> Any:
+        """Where each row's events start."""
+        return np.concatenate([[0], self.ends[:-1]]).astype(np.int64) if len(self.ends) else self.ends
+
+    def of(self, i: int) -> list[tuple[int, float, float]]:
+        """Row ``i``'s events as (packet, time, value)."""
+        start, stop = (int(self.ends[i - 1]) if i else 0), int(self.ends[i])
+        return list(zip(*(self.columns[name][start:stop].tolist() for name in ("frame", "time", "value")), strict=True))
 
 
 class SideColumns:
@@ -530,6 +556,11 @@ class ConnectionTable(Sequence[Connection]):
         thousands of them in a capture of many connections)."""
         rows = self.side_rows(role)[np.asarray(ids, np.int64)]
         return self.events.kept(rows, EV_SYN if role == "client" else EV_SYNACK)
+
+    def handshake_kept(self, ids: Any, role: Role) -> KeptEvents:
+        """``handshake_events`` as columns (``KeptEvents``): Python values only for the connections looked at."""
+        rows = self.side_rows(role)[np.asarray(ids, np.int64)]
+        return self.events.flat(rows, EV_SYN if role == "client" else EV_SYNACK)
 
     def endpoints(self, ids: Any) -> list[tuple[str, str]]:
         """(client, server) of connections ``ids``, as their rows' ``client`` and ``server`` read, without building

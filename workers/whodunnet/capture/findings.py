@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from whodunnet.capture.connections import Connection, ConnectionTable, Direction, Role
+from whodunnet.capture.connections import Connection, ConnectionTable, Direction, KeptEvents, Role
 from whodunnet.capture.constants import EV_RTO
 from whodunnet.model import Finding, Layer, Ref, Severity
 
@@ -164,9 +164,9 @@ def _sum_text(gaps: Sequence[float]) -> str:
     return "+".join(f"{round(g)}" if whole else f"{g:.2f}" for g in gaps) + " s"
 
 
-def _example(rows: Sequence[_Retried], stack: str) -> str:
+def _example(rows: _RetriedSyns, stack: str) -> str:
     """``4: 1+1+1+1+1+2 s``: the longest-waiting connection of a schedule and its gaps."""
-    r = next(r for r in rows if r.stack == stack)
+    r = rows.row(rows.stack.index(stack))
     return f"{r.id}: {_sum_text(r.gaps)}"
 
 
@@ -186,6 +186,40 @@ class _Retried:
     syns: list[tuple[int, float, float]]
 
 
+@dataclass(frozen=True)
+class _RetriedSyns:
+    """Every connection with a SYN retry, the longest delay first (then the lowest id), as columns (``_retried_syns``):
+    a capture of a million connections has tens of thousands of them, and the finding looks at a hundred one by one
+    (``row``)."""
+
+    ids: Any
+    delay: Any
+    answered: Any
+    back: Any
+    syn_count: Any
+    stack: list[str]
+    #: Each one's SYNs, and where each one's are in them (``syns.of(at[k])``: the ``k``-th's).
+    syns: KeptEvents
+    at: Any
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def row(self, k: int) -> _Retried:
+        """The ``k``-th (0: the longest delay)."""
+        syns = self.syns.of(int(self.at[k]))
+        return _Retried(
+            float(self.delay[k]),
+            int(self.ids[k]),
+            _gaps([t for _, t, _ in syns]),
+            bool(self.answered[k]),
+            self.stack[k],
+            bool(self.back[k]),
+            int(self.syn_count[k]),
+            syns,
+        )
+
+
 def _handshake_ref(index: int, cid: int, events: Sequence[tuple[int, float, float]], what: str) -> Ref:
     """Connection ``cid`` cited for its handshake packets (``events``: its SYNs or SYN-ACKs, first to last, as
     ``ConnectionTable.handshake_events`` gives them)."""
@@ -198,48 +232,69 @@ def _handshake_ref(index: int, cid: int, events: Sequence[tuple[int, float, floa
     )
 
 
-def _retried_syns(conns: ConnectionTable) -> list[_Retried]:
-    """Every connection with a SYN retry, the longest delay first, read from the table's columns and kept events."""
+def _retried_syns(conns: ConnectionTable) -> _RetriedSyns:
+    """Every connection with a SYN retry, read from the table's columns and kept events, over all of them at once.
+
+    A connection's delay is the time up to the last SYN sent before the handshake completed (or, at the client,
+    before the first SYN-ACK): measured the same way at either end. Its SYN-ACKs came back lost (``back``) when one
+    was sent before the SYN came again."""
     counts = conns.side("client", "syn_count")
     ids = np.flatnonzero(counts >= 2)
-    out = []
-    for cid, count, syns, synacks, answered, hs_ack in zip(
-        ids.tolist(),
-        counts[ids].tolist(),
-        conns.handshake_events(ids, "client"),
-        conns.handshake_events(ids, "server"),
-        (conns.side("server", "synack_count")[ids] > 0).tolist(),
-        conns.conn("hs_ack_ts")[ids].tolist(),
-        strict=True,
-    ):
-        times = [t for _, t, _ in syns]
-        gaps = _gaps(times)
-        # Retries cost the time up to the last SYN sent before the handshake completed (or, at
-        # the client, before the first SYN-ACK): measured the same way at either end.
-        done = hs_ack if hs_ack >= 0 else (synacks[0][1] if answered else None)
-        before = [t for t in times if done is None or t <= done]
-        delay = (before[-1] if before else times[-1]) - times[0]
-        back = answered and len(before) > 1 and synacks[0][1] < before[-1]
-        out.append(_Retried(delay, cid, gaps, answered, syn_stack(gaps), back, count, syns))
-    out.sort(key=lambda r: (-r.delay, r.id))
-    return out
+    syns, synacks = conns.handshake_kept(ids, "client"), conns.handshake_kept(ids, "server")
+    answered = conns.side("server", "synack_count")[ids] > 0
+    hs_ack = conns.conn("hs_ack_ts")[ids]
+    starts, ends = syns.starts, syns.ends
+    sizes = ends - starts
+    times = syns["time"]
+    has = sizes > 0
+    first = np.where(has, times[np.where(has, starts, 0)] if len(times) else 0.0, 0.0)
+    # The first SYN-ACK (kept) of each, where there is one.
+    a_starts, a_has = synacks.starts, synacks.ends > synacks.starts
+    first_synack = np.where(a_has, synacks["time"][np.where(a_has, a_starts, 0)] if len(synacks["time"]) else 0.0, 0.0)
+    done = np.where(hs_ack >= 0, hs_ack, np.where(answered & a_has, first_synack, np.inf))
+    before = times <= np.repeat(done, sizes)
+    counted = np.concatenate([[0], np.cumsum(before)])
+    n_before = counted[ends] - counted[starts]
+    # The last SYN at or before ``done`` (each one's SYNs are in the order the capture saw them).
+    last_before = np.full(len(ids), -1, np.int64)
+    nonempty = np.flatnonzero(has)
+    if len(nonempty):
+        last_before[nonempty] = np.maximum.reduceat(np.where(before, np.arange(len(times)), -1), starts[nonempty])
+    last = np.where(n_before > 0, last_before, ends - 1)
+    delay = np.where(has, times[np.where(has, last, 0)] if len(times) else 0.0, 0.0) - first
+    back = answered & a_has & (n_before > 1) & (first_synack < np.where(has, times[np.where(has, last, 0)], 0.0))
+    # The schedule is told by the first two gaps (``syn_stack``), rounded as ``_gaps`` rounds them.
+    at, stack = times.tolist(), []
+    for k, size in zip(starts.tolist(), sizes.tolist(), strict=True):
+        stack.append(syn_stack([round(at[k + j + 1] - at[k + j], 6) for j in range(min(size - 1, 2))]))
+    order = np.lexsort((ids, -delay))
+    return _RetriedSyns(
+        ids[order],
+        delay[order],
+        answered[order],
+        back[order],
+        counts[ids][order],
+        [stack[k] for k in order.tolist()],
+        syns,
+        order,
+    )
 
 
 def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None:
     rows = _retried_syns(conns)
-    if not rows:
+    if not len(rows):
         return None
-    delays = [r.delay for r in rows]
+    delays = rows.delay.tolist()
     stacks: dict[str, int] = {}
-    for r in rows:
-        stacks[r.stack] = stacks.get(r.stack, 0) + 1
+    for stack in rows.stack:
+        stacks[stack] = stacks.get(stack, 0) + 1
     main_stack = max(stacks, key=lambda k: stacks[k])
-    unanswered = sum(1 for r in rows if not r.answered)
-    lost_back = sum(1 for r in rows if r.back)
-    retries = sum(r.syn_count - 1 for r in rows)
-    worst = rows[0]
-    answered_delays = [r.delay for r in rows if r.answered]
-    waited = [r.delay for r in rows if not r.answered]
+    unanswered = int(np.count_nonzero(~rows.answered))
+    lost_back = int(np.count_nonzero(rows.back))
+    retries = int((rows.syn_count - 1).sum())
+    worst = rows.row(0)
+    answered_delays = rows.delay[rows.answered].tolist()
+    waited = rows.delay[~rows.answered].tolist()
     stack_name = STACK_TEXT[main_stack].split(" (")[0]
     if answered_delays:
         title = (
@@ -295,7 +350,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
             r.syns,
             f"{r.syn_count} SYNs, {fmt_s(r.delay)} lost" + ("" if r.answered else ", never answered"),
         )
-        for r in rows[:MAX_REFS]
+        for r in map(rows.row, range(min(len(rows), MAX_REFS)))
     ]
     return _finding(
         "tcp.syn_retransmit",
@@ -323,7 +378,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
                 "stack": r.stack,
                 "synack_lost_downstream": r.back,
             }
-            for r in rows[:MAX_DATA_ROWS]
+            for r in map(rows.row, range(min(len(rows), MAX_DATA_ROWS)))
         ],
     )
 
@@ -413,11 +468,14 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
     retried = np.flatnonzero(counts > 1)
     if not len(retried):
         return None
-    synacks = conns.handshake_events(retried, "server")
-    gaps = [_gaps([t for _, t, _ in events]) for events in synacks]
+    synacks = conns.handshake_kept(retried, "server")
     ids, counts = retried.tolist(), counts[retried].tolist()
     retries = sum(n - 1 for n in counts)
-    firsts = [g[0] for g in gaps if g]
+    # Each one's first gap, rounded as ``_gaps`` rounds it (a gap list for the few listed only).
+    two = np.flatnonzero(synacks.ends - synacks.starts >= 2)
+    at = synacks.starts[two]
+    times = synacks["time"]
+    firsts = [round(b - a, 6) for a, b in zip(times[at].tolist(), times[at + 1].tolist(), strict=True)]
     first_gap = statistics.median(firsts) if firsts else 0.0
     completed = int(np.count_nonzero(conns.conn("hs_ack_ts")[retried] >= 0))
     title = f"SYN-ACK retransmitted on {_plural(len(ids), 'connection')} ({_plural(retries, 'retry')})"
@@ -430,8 +488,8 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
         "a lossy path or a middlebox dropping handshake packets (a full connection-tracking table, for one).",
     ]
     refs = [
-        _handshake_ref(index, cid, events, f"{count} SYN-ACKs")
-        for cid, count, events in zip(ids[:MAX_REFS], counts, synacks, strict=False)
+        _handshake_ref(index, cid, synacks.of(k), f"{count} SYN-ACKs")
+        for k, (cid, count) in enumerate(zip(ids[:MAX_REFS], counts, strict=False))
     ]
     return _finding(
         "tcp.synack_retransmit",
@@ -445,7 +503,10 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
         retransmissions=retries,
         median_first_gap=first_gap,
         completed_after_retry=completed,
-        rows=[{"connection": cid, "gaps": g} for cid, g in zip(ids[:MAX_DATA_ROWS], gaps, strict=False)],
+        rows=[
+            {"connection": cid, "gaps": _gaps([t for _, t, _ in synacks.of(k)])}
+            for k, cid in enumerate(ids[:MAX_DATA_ROWS])
+        ],
     )
 
 
