@@ -465,6 +465,8 @@ class ConnectionTable(Sequence[Connection]):
         self.client = client
         self.roles_known = known
         self._client_rows = 2 * np.arange(self._n) + client
+        #: Each connection's server's side row: the findings read a server column some thirty times.
+        self._server_rows = self._client_rows ^ 1
         self._events: EventIndex | None = None
         self._handshake: Any = None
 
@@ -504,7 +506,7 @@ class ConnectionTable(Sequence[Connection]):
 
     def side_rows(self, role: Role) -> Any:
         """The side row of each connection's ``role``."""
-        return self._client_rows if role == "client" else self._client_rows ^ 1
+        return self._client_rows if role == "client" else self._server_rows
 
     def side(self, role: Role, name: str) -> Any:
         """A ``fields.Side`` field of what each connection's ``role`` sent (raw, as the kernel keeps it)."""
