@@ -7,8 +7,8 @@ the backend and UI can use without parsing text. Kinds are stable: stored findin
 The table is columns (``connections.ConnectionTable``): a finding counts and adds up whole
 columns, and builds ``Connection`` rows only for the connections it looks at one by one (those
 with a window limit, a close at a deadline...) or cites. Handshake retries are read from the
-kept SYN and SYN-ACK events directly (``ConnectionTable.handshake_events``): a capture of a
-million connections has thousands of them. Sums of float columns are
+kept SYN and SYN-ACK events directly, as columns (``ConnectionTable.handshake_kept``): a capture
+of a million connections has tens of thousands of them, and a finding lists a hundred. Sums of float columns are
 Python's ``sum`` over the values in table order, so the numbers are the ones a loop over rows
 gives.
 """
