@@ -261,8 +261,9 @@ def _retried_syns(conns: ConnectionTable) -> _RetriedSyns:
     if len(nonempty):
         last_before[nonempty] = np.maximum.reduceat(np.where(before, np.arange(len(times)), -1), starts[nonempty])
     last = np.where(n_before > 0, last_before, ends - 1)
-    delay = np.where(has, times[np.where(has, last, 0)] if len(times) else 0.0, 0.0) - first
-    back = answered & a_has & (n_before > 1) & (first_synack < np.where(has, times[np.where(has, last, 0)], 0.0))
+    last_time = np.where(has, times[np.where(has, last, 0)] if len(times) else 0.0, 0.0)
+    delay = last_time - first
+    back = answered & a_has & (n_before > 1) & (first_synack < last_time)
     # The schedule is told by the first two gaps (``syn_stack``), rounded as ``_gaps`` rounds them.
     at, stack = times.tolist(), []
     for k, size in zip(starts.tolist(), sizes.tolist(), strict=True):
