@@ -263,6 +263,13 @@ class KeptEvents:
         """Where each row's events start."""
         return np.concatenate([[0], self.ends[:-1]]).astype(np.int64) if len(self.ends) else self.ends
 
+    def time_at(self, at: Any, where: Any) -> Any:
+        """The time of event ``at[i]`` where ``where[i]``, else 0.0 (a row that kept no event has none to read)."""
+        times = self.columns["time"]
+        if not len(times):
+            return np.zeros(len(at))
+        return np.where(where, times[np.where(where, at, 0)], 0.0)
+
     def of(self, i: int) -> list[tuple[int, float, float]]:
         """Row ``i``'s events as (packet, time, value)."""
         start, stop = (int(self.ends[i - 1]) if i else 0), int(self.ends[i])
@@ -551,16 +558,11 @@ class ConnectionTable(Sequence[Connection]):
             self._handshake = out
         return self._handshake
 
-    def handshake_events(self, ids: Any, role: Role) -> list[list[tuple[int, float, float]]]:
+    def handshake_kept(self, ids: Any, role: Role) -> KeptEvents:
         """Per connection of ``ids``: the SYNs its client sent (``role`` "client") or the SYN-ACKs its server
         sent ("server"), as its row's ``syn_times`` / ``synack_times`` holds them, without building the row: as
-        (packet, time, ECN flags) tuples, since the findings read them of every retried connection (tens of
-        thousands of them in a capture of many connections)."""
-        rows = self.side_rows(role)[np.asarray(ids, np.int64)]
-        return self.events.kept(rows, EV_SYN if role == "client" else EV_SYNACK)
-
-    def handshake_kept(self, ids: Any, role: Role) -> KeptEvents:
-        """``handshake_events`` as columns (``KeptEvents``): Python values only for the connections looked at."""
+        columns (``KeptEvents``; ``of`` gives one connection's as (packet, time, ECN flags)), since the findings
+        read them of every retried connection (tens of thousands of them in a capture of many connections)."""
         rows = self.side_rows(role)[np.asarray(ids, np.int64)]
         return self.events.flat(rows, EV_SYN if role == "client" else EV_SYNACK)
 

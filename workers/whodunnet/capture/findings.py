@@ -222,7 +222,7 @@ class _RetriedSyns:
 
 def _handshake_ref(index: int, cid: int, events: Sequence[tuple[int, float, float]], what: str) -> Ref:
     """Connection ``cid`` cited for its handshake packets (``events``: its SYNs or SYN-ACKs, first to last, as
-    ``ConnectionTable.handshake_events`` gives them)."""
+    ``KeptEvents.of`` gives them)."""
     return Ref(
         evidence=index,
         label=f"connection {cid}: {what}",
@@ -247,10 +247,11 @@ def _retried_syns(conns: ConnectionTable) -> _RetriedSyns:
     sizes = ends - starts
     times = syns["time"]
     has = sizes > 0
-    first = np.where(has, times[np.where(has, starts, 0)] if len(times) else 0.0, 0.0)
+    first = syns.time_at(starts, has)
     # The first SYN-ACK (kept) of each, where there is one.
-    a_starts, a_has = synacks.starts, synacks.ends > synacks.starts
-    first_synack = np.where(a_has, synacks["time"][np.where(a_has, a_starts, 0)] if len(synacks["time"]) else 0.0, 0.0)
+    a_starts = synacks.starts
+    a_has = synacks.ends > a_starts
+    first_synack = synacks.time_at(a_starts, a_has)
     done = np.where(hs_ack >= 0, hs_ack, np.where(answered & a_has, first_synack, np.inf))
     before = times <= np.repeat(done, sizes)
     counted = np.concatenate([[0], np.cumsum(before)])
@@ -261,7 +262,7 @@ def _retried_syns(conns: ConnectionTable) -> _RetriedSyns:
     if len(nonempty):
         last_before[nonempty] = np.maximum.reduceat(np.where(before, np.arange(len(times)), -1), starts[nonempty])
     last = np.where(n_before > 0, last_before, ends - 1)
-    last_time = np.where(has, times[np.where(has, last, 0)] if len(times) else 0.0, 0.0)
+    last_time = syns.time_at(last, has)
     delay = last_time - first
     back = answered & a_has & (n_before > 1) & (first_synack < last_time)
     # The schedule is told by the first two gaps (``syn_stack``), rounded as ``_gaps`` rounds them.
@@ -293,7 +294,9 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
     unanswered = int(np.count_nonzero(~rows.answered))
     lost_back = int(np.count_nonzero(rows.back))
     retries = int((rows.syn_count - 1).sum())
-    worst = rows.row(0)
+    # The connections the finding lists, as rows (the first MAX_REFS are also cited): the worst first.
+    listed = [rows.row(k) for k in range(min(len(rows), max(MAX_REFS, MAX_DATA_ROWS)))]
+    worst = listed[0]
     answered_delays = rows.delay[rows.answered].tolist()
     waited = rows.delay[~rows.answered].tolist()
     stack_name = STACK_TEXT[main_stack].split(" (")[0]
@@ -351,7 +354,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
             r.syns,
             f"{r.syn_count} SYNs, {fmt_s(r.delay)} lost" + ("" if r.answered else ", never answered"),
         )
-        for r in map(rows.row, range(min(len(rows), MAX_REFS)))
+        for r in listed[:MAX_REFS]
     ]
     return _finding(
         "tcp.syn_retransmit",
@@ -379,7 +382,7 @@ def syn_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | None
                 "stack": r.stack,
                 "synack_lost_downstream": r.back,
             }
-            for r in map(rows.row, range(min(len(rows), MAX_DATA_ROWS)))
+            for r in listed[:MAX_DATA_ROWS]
         ],
     )
 
