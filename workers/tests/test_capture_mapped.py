@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capture_builders import ethernet, ipv4, pcap_records, pcapng_idb, pcapng_shb, tcp_segment
+from capture_builders import ethernet, ipv4, pcap, pcap_records, pcapng_idb, pcapng_shb, tcp_segment
 from capture_testdata import CAPTURES
 
 from whodunnet.capture import CaptureAnalysis
-from whodunnet.capture.source import WINDOW
+from whodunnet.capture.source import HEADROOM, MAX_INFLATE, WINDOW
 from whodunnet.errors import InputTooLarge, MalformedInput
 from whodunnet.limits import DEFAULT_LIMITS, Limits
 
@@ -98,6 +98,31 @@ def test_the_input_limit_stops_both_at_the_limit(tmp_path: Path, limit: int) -> 
     assert seen["error"] is not None and seen["error"][0] == InputTooLarge.__name__
     assert seen["error"][2] == limit
     assert seen["read"] == limit
+
+
+def test_records_longer_than_the_room_before_a_stream_block_read_the_same(tmp_path: Path) -> None:
+    # A stream's block is scanned where it is, with the end of the block before it (a cut record) copied in
+    # front: a record too long for that room (``HEADROOM``) is read in the scanner's own buffer instead, and the
+    # blocks after it where they are again. Frames of 60 kB and of 200 kB (their IP packets of 60 kB and a 140 kB
+    # trailer), so that records of both kinds are cut by blocks' ends.
+    frames = []
+    for i in range(60):
+        payload = b"x" * 60_000
+        segment = ethernet(
+            ipv4("192.0.2.1", "192.0.2.2", tcp_segment(5555, 443, seq=i * 60_000, flags=0x10, payload=payload))
+        )
+        frames.append(segment + b"\x00" * (140_000 if i % 3 else 0))
+    data = pcap(frames, snaplen=256 * 1024)
+    cut_before = [
+        (at // MAX_INFLATE + 1) * MAX_INFLATE - at
+        for at, caplen in pcap_records(data)
+        if at // MAX_INFLATE != (at + 16 + caplen - 1) // MAX_INFLATE
+    ]
+    assert any(n > HEADROOM for n in cut_before) and any(n <= HEADROOM for n in cut_before)
+    seen = both_ways(tmp_path, data)
+    assert seen["error"] is None
+    assert seen["summary"]["packets"] == 60
+    assert seen["summary"]["captured_bytes"] == sum(map(len, frames))
 
 
 #: A frame a whole number of 32-bit words long, as a pcapng block holds it without padding.

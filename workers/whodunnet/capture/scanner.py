@@ -81,7 +81,7 @@ from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import quantiles, rehome
 from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
 from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
-from whodunnet.capture.source import BufferSource, MappedFile, open_capture
+from whodunnet.capture.source import HEADROOM, BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
 from whodunnet.limits import InflateGuard, Limits
 
@@ -871,9 +871,12 @@ class Scanner:
     ) -> None:
         #: A mapped file is scanned in place (``_buf`` a window of it); a stream is read into ``_buf``.
         self._mapped = stream if isinstance(stream, MappedFile) else None
+        #: A stream that hands out its blocks to be scanned where they are (``ReadAhead.take``), else None.
+        self._take: Callable[[memoryview], memoryview] | None = None
         if not isinstance(stream, MappedFile):
             self._read = stream.read
             self._readinto = stream.readinto
+            self._take = getattr(stream, "take", None)
         self._max_caplen = max_caplen
         self._on_chunk = on_chunk
         self._on_trace = on_trace
@@ -882,7 +885,11 @@ class Scanner:
             self.state.traced = set(trace)
             want = self.state.want
             want[[i for i in trace if i < len(want)]] = True
-        self._buf = np.empty(0 if self._mapped else buffer_size(max_caplen, size_hint), np.uint8)
+        #: The scanner's own buffer, for a stream it reads into, and for a cut record too long to fit before the
+        #: next block of a stream that hands out its blocks (``HEADROOM``).
+        self._own = np.empty(0 if self._mapped else buffer_size(max_caplen, size_hint), np.uint8)
+        #: What the kernel reads: ``_own``, a window of the mapped file, or a stream's block.
+        self._buf = self._own
         #: Stream offset of ``_buf[0]``.
         self._base = 0
 
@@ -928,18 +935,27 @@ class Scanner:
 
     def release_buffer(self) -> None:
         """Free the read buffer once the stream is read."""
-        self._buf = np.empty(0, np.uint8)
+        self._buf = self._own = np.empty(0, np.uint8)
 
     def _refill(self, pos: int, end: int) -> tuple[int, int, bool]:
-        """Keep the bytes from ``pos`` (moved to the front) and read more behind them."""
+        """Keep the bytes from ``pos`` (at the front) and read more behind them: the stream's next block with
+        them in front, scanned where it is, or (a stream that cannot, or more than ``HEADROOM`` bytes kept) more read
+        into the scanner's own buffer behind them."""
         if self._mapped is not None:
             return self._move(self._base + pos, to=self._base + end + 1)  # past what the kernel has
         buf = self._buf
         left = end - pos
-        if pos:
-            buf[:left] = buf[pos:end]
-            self._base += pos
-        n = self._readinto(buf.data[left:])
+        self._base += pos
+        if self._take is not None and left <= HEADROOM:
+            view = self._take(buf.data[pos:end])
+            self._buf = np.frombuffer(view, np.uint8)
+            n = len(view) - left
+        else:
+            own = self._own
+            if pos or buf is not own:
+                own[:left] = buf[pos:end]
+            n = self._readinto(own.data[left:])
+            self._buf = own
         if self._on_chunk is not None:
             self._on_chunk()
         return 0, left + n, n == 0

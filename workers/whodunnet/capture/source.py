@@ -1,7 +1,7 @@
 """Byte sources for the capture reader: plain or gzip files, with the input-size limit.
 
 A plain file on disk is mapped and scanned in place (``MappedFile``); a gzip or any other stream is read ahead
-in a thread (``ReadAhead``) and copied into the scanner's buffer.
+in a thread (``ReadAhead``) and scanned in the read-ahead's blocks where they are (``ReadAhead.take``).
 
 Decompression is done here with a raw ``decompressobj`` (isal's when it is installed,
 it is several times faster than zlib) and ``max_length``, so the engine itself decides
@@ -52,6 +52,10 @@ RAW_CHUNK = 256 * 1024
 #: allocates its whole output size up front, and an allocation above glibc's mmap threshold (128 KiB, raised to the
 #: largest block freed) is fresh pages every time; 1 MiB blocks are soon reused from the heap instead.
 MAX_INFLATE = 1 << 20
+#: Bytes before each of the read-ahead's blocks, for the end of the block before that the scanner still needs (a
+#: packet cut by the block's end): room for a packet of 64 KiB and its record's header and options. A longer tail (a
+#: pcapng block of up to ``MAX_META_BLOCK``) is copied into the scanner's own buffer instead (``Scanner._refill``).
+HEADROOM = 128 * 1024
 #: Compressed bytes isal's gzip reader keeps read ahead of what it has inflated: the bomb check counts them as
 #: inflated already (``InflateGuard``), so they are few; more made no difference to its speed.
 FAST_RAW_BUFFER = 32 * 1024
@@ -284,6 +288,10 @@ class ReadAhead:
     limit + 1, what ``LimitedSource`` would ask for), so a gzip bomb is still stopped at the limit; an error the
     reading meets (corrupt data, a refused bomb) is raised to the reader where the stream reaches it, after every
     byte before it.
+
+    Each buffer has ``HEADROOM`` bytes before its block: ``take`` hands the scanner a whole block to scan where it
+    is, with the bytes of the block before that the scanner has not used (a packet cut by the block's end) copied
+    into them, instead of the scanner copying every block into its own buffer (decision 0026).
     """
 
     def __init__(self, inner: ByteSource | IntoSource, cap: int, *, blocks: int = READ_AHEAD_BLOCKS) -> None:
@@ -294,8 +302,9 @@ class ReadAhead:
         #: thread as it needs them (``_buffer``), so a small capture makes one or two, not ``blocks + 2`` MiB.
         self._free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
         self._unmade = blocks + 2
+        #: The buffer the reader is taking from, and the part of it not handed out yet (``_at`` to ``_end``).
         self._held: bytearray | None = None
-        self._block = memoryview(b"")
+        self._at = self._end = 0
         self._ended = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="capture read-ahead", daemon=True)
@@ -307,7 +316,7 @@ class ReadAhead:
                 if self._stop.is_set():
                     return
                 want = min(MAX_INFLATE, self._left)
-                n = read_into(self._inner, memoryview(buf)[:want]) if want > 0 else 0
+                n = read_into(self._inner, memoryview(buf)[HEADROOM : HEADROOM + want]) if want > 0 else 0
                 self._left -= n
                 self._hand((buf, n))
                 if not n:
@@ -323,7 +332,7 @@ class ReadAhead:
                 return self._free.get_nowait()
             except queue.Empty:
                 self._unmade -= 1
-                return bytearray(MAX_INFLATE)
+                return bytearray(HEADROOM + MAX_INFLATE)
         return self._free.get()
 
     def _hand(self, item: tuple[bytearray, int] | BaseException) -> None:
@@ -334,12 +343,11 @@ class ReadAhead:
             except queue.Full:
                 continue
 
-    def _next_block(self) -> bool:
-        """Whether there are bytes to hand out (waits for the thread's next block when the last is used up)."""
-        if not self._block and not self._ended:
-            if self._held is not None:  # used up: the thread may read into it again
-                self._free.put(self._held)
-                self._held = None
+    def _next_block(self, tail: memoryview | None = None) -> bool:
+        """Whether there are bytes to hand out (waits for the thread's next block when the last is used up). With
+        ``tail`` (at most ``HEADROOM`` bytes), a new block starts with those bytes, copied in before the buffer
+        they are in is given back."""
+        if self._at == self._end and not self._ended:
             if self._thread.ident is None:  # started by the first read: nothing runs for a capture never read
                 self._thread.start()
             item = self._ready.get()
@@ -348,24 +356,50 @@ class ReadAhead:
                 raise item
             buf, n = item
             self._ended = not n
+            start = HEADROOM
+            if tail is not None and len(tail):
+                start -= len(tail)
+                buf[start:HEADROOM] = tail
+            if self._held is not None:  # used up: the thread may read into it again
+                self._free.put(self._held)
             self._held = buf
-            self._block = memoryview(buf)[:n]
-        return bool(self._block)
+            self._at, self._end = start, HEADROOM + n
+        return self._at < self._end
 
     def read(self, n: int, /) -> bytes:
         if not self._next_block():
             return b""
-        out, self._block = self._block[:n], self._block[n:]
-        return bytes(out)
+        assert self._held is not None
+        at = self._at
+        self._at = min(self._end, at + n)
+        return bytes(self._held[at : self._at])
 
     def readinto(self, view: memoryview, /) -> int:
         """``read`` straight into ``view``: the block is copied once, into the reader's buffer."""
         if not self._next_block():
             return 0
-        n = min(len(view), len(self._block))
-        view[:n] = self._block[:n]
-        self._block = self._block[n:]
+        assert self._held is not None
+        n = min(len(view), self._end - self._at)
+        view[:n] = memoryview(self._held)[self._at : self._at + n]
+        self._at += n
         return n
+
+    def take(self, tail: memoryview, /) -> memoryview:
+        """The bytes not handed out yet, at most a block, to be read where they are: ``tail`` (at most
+        ``HEADROOM`` bytes the reader still needs, a view of the last block taken or a copy) in front of them.
+        Only ``tail`` at the end of the stream. The view stays good until the next call."""
+        if len(tail) > HEADROOM:
+            raise ValueError(f"{len(tail)} bytes do not fit before a block (at most {HEADROOM})")
+        if self._at < self._end:  # the rest of a block partly read: the bytes before it are handed out
+            assert self._held is not None
+            self._at -= len(tail)
+            self._held[self._at : self._at + len(tail)] = tail
+        elif not self._next_block(tail):
+            return tail
+        assert self._held is not None
+        view = memoryview(self._held)[self._at : self._end]
+        self._at = self._end
+        return view
 
     def close(self) -> None:
         self._stop.set()
@@ -373,7 +407,7 @@ class ReadAhead:
         if self._thread.ident is not None:
             self._thread.join()
         # The buffers go now, not with the last reference to this reader.
-        self._held, self._block = None, memoryview(b"")
+        self._held, self._at, self._end = None, 0, 0
         while not self._ready.empty():
             self._ready.get_nowait()
         while not self._free.empty():
@@ -436,7 +470,7 @@ class LimitedSource:
     limit are still handed out, so the reader's partial result covers all of them.
     """
 
-    def __init__(self, inner: ByteSource, limit: int) -> None:
+    def __init__(self, inner: ReadAhead, limit: int) -> None:
         self._inner = inner
         self.limit = limit
         self.count = 0
@@ -468,6 +502,20 @@ class LimitedSource:
             if not n:
                 self._too_large()
         return n
+
+    def take(self, tail: memoryview, /) -> memoryview:
+        """``ReadAhead.take`` up to the limit: ``tail`` and the next bytes, to be read where they are."""
+        if self._exceeded:
+            self._too_large()
+        view = self._inner.take(tail)
+        self.count += len(view) - len(tail)
+        if self.count > self.limit:
+            self._exceeded = True
+            view = view[: len(view) - (self.count - self.limit)]
+            self.count = self.limit
+            if len(view) == len(tail):
+                self._too_large()
+        return view
 
     def _too_large(self) -> None:
         raise too_large(self.limit)
