@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -187,8 +188,14 @@ def _analyze_capture(
         summary = exc.partial if isinstance(exc.partial, dict) else analysis.summary()
         error = ErrorInfo(message=exc.message, offset=exc.offset, line=exc.line)
     conns = analysis.connections()
-    summary = {**summary, **capture_facts(conns)}
-    findings = [summary_finding(index, summary, error), *tcp_findings(index, conns)]
+    # The summary's facts on a thread of their own while the findings are worked out: both are mostly numpy over
+    # whole columns, which lets go of the GIL, and the scan's other threads are done by now. On the 1 M-connection
+    # capture the two took 0.40 s one after the other, 0.29-0.31 s side by side.
+    with ThreadPoolExecutor(1, thread_name_prefix="whodunnet-facts") as pool:
+        facts = pool.submit(capture_facts, conns)
+        tcp = tcp_findings(index, conns)
+        summary = {**summary, **facts.result()}
+    findings = [summary_finding(index, summary, error), *tcp]
     dups = duplicates_finding(index, summary, conns)
     if dups is not None:
         findings.insert(1, dups)

@@ -11,6 +11,7 @@ is a full round trip wherever the capture was taken.
 from __future__ import annotations
 
 import ipaddress
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, overload
@@ -476,6 +477,8 @@ class ConnectionTable(Sequence[Connection]):
         self._server_rows = self._client_rows ^ 1
         self._events: EventIndex | None = None
         self._handshake: Any = None
+        #: The two above are worked out once, on whichever thread first asks (the analysis reads the table on two).
+        self._lazy = threading.RLock()
 
     @classmethod
     def empty(cls) -> ConnectionTable:
@@ -545,18 +548,22 @@ class ConnectionTable(Sequence[Connection]):
     @property
     def handshake(self) -> Any:
         """``fields.Handshake`` per connection (first SYN-ACK, initial RTT, ECN), from the kept events."""
-        if self._handshake is None:
-            from whodunnet.capture.kernel import jit_disabled  # numba: only once a capture was read
-            from whodunnet.capture.kernel.finalize import handshake_facts
-
-            out = blank(Handshake, self._n)
-            events, client_rows, hs_ack = self._event_rows, self._client_rows, self._conns["hs_ack_ts"]
-            if jit_disabled():  # plain Python reads rows by attribute: record arrays
-                handshake_facts(events, len(events), client_rows, hs_ack, out)
-            else:  # compiled: plain arrays (numba types a record array subclass slowly)
-                handshake_facts(events.view(np.ndarray), len(events), client_rows, hs_ack, out.view(np.ndarray))
-            self._handshake = out
+        with self._lazy:
+            if self._handshake is None:
+                self._handshake = self._handshake_facts()
         return self._handshake
+
+    def _handshake_facts(self) -> Any:
+        from whodunnet.capture.kernel import jit_disabled  # numba: only once a capture was read
+        from whodunnet.capture.kernel.finalize import handshake_facts
+
+        out = blank(Handshake, self._n)
+        events, client_rows, hs_ack = self._event_rows, self._client_rows, self._conns["hs_ack_ts"]
+        if jit_disabled():  # plain Python reads rows by attribute: record arrays
+            handshake_facts(events, len(events), client_rows, hs_ack, out)
+        else:  # compiled: plain arrays (numba types a record array subclass slowly)
+            handshake_facts(events.view(np.ndarray), len(events), client_rows, hs_ack, out.view(np.ndarray))
+        return out
 
     def handshake_kept(self, ids: Any, role: Role) -> KeptEvents:
         """Per connection of ``ids``: the SYNs its client sent (``role`` "client") or the SYN-ACKs its server
@@ -575,8 +582,9 @@ class ConnectionTable(Sequence[Connection]):
 
     @property
     def events(self) -> EventIndex:
-        if self._events is None:
-            self._events = EventIndex(self._event_rows)
+        with self._lazy:
+            if self._events is None:
+                self._events = EventIndex(self._event_rows)
         return self._events
 
     # -- rows -----------------------------------------------------------------------------
