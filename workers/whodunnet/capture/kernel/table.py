@@ -479,7 +479,7 @@ def fingerprint(pk: Packet) -> int:
     shape = (int(pk.tcp_flags) << 32) | ((int(pk.win) & 0xFFFF) << 16) | (int(pk.tcp_sum) & 0xFFFF)
     h = mix(h, np.uint64(shape))
     h = mix(h, np.uint64(int(pk.ip_id) & 0x1FFFF))
-    return int(h >> np.uint64(2))
+    return int(np.int64(h >> np.uint64(2)))  # int64 (numba compares an int64 with a uint64 as floats)
 
 
 @hot
