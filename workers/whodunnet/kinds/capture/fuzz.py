@@ -4,9 +4,10 @@ Anything other than a result or ``MalformedInput`` is a bug. A share of inputs i
 the magic checks, so the record and packet decoders get most of the work rather than the
 "not a capture" path. ``fuzz_kind.py`` runs the kernel without the JIT, so atheris sees its branches.
 Inputs of odd length are read as a file (an in-memory one), which the reader maps and scans in place; the others
-as a stream, read ahead in blocks that the reader scans where they are. Another share is gzipped first (``\x03``), and then broken where the
-input says (``\x04``: eight of its bytes written over the gzip): the gzip reader, and its reading again from the
-start where the data breaks, from a file, a stream, or a stream that cannot seek back (``source.GzipSource``).
+as a stream, read ahead in blocks that the reader scans where they are. Another share is gzipped first (``\x03``),
+and then broken where the input says (``\x04``: eight of its bytes written over the gzip): the gzip reader, and its
+reading again from the start where the data breaks, from a file, a stream, or a stream that cannot seek back
+(``source.GzipSource``).
 """
 
 from __future__ import annotations
