@@ -265,10 +265,11 @@ def _retried_syns(conns: ConnectionTable) -> _RetriedSyns:
     last_time = syns.time_at(last, has)
     delay = last_time - first
     back = answered & a_has & (n_before > 1) & (first_synack < last_time)
-    # The schedule is told by the first two gaps (``syn_stack``), rounded as ``_gaps`` rounds them.
-    at, stack = times.tolist(), []
-    for k, size in zip(starts.tolist(), sizes.tolist(), strict=True):
-        stack.append(syn_stack([round(at[k + j + 1] - at[k + j], 6) for j in range(min(size - 1, 2))]))
+    # The schedule is told by the first two gaps (``syn_stack``).
+    at = times.tolist()
+    stack = [
+        syn_stack(_gaps(at[k : k + min(size, 3)])) for k, size in zip(starts.tolist(), sizes.tolist(), strict=True)
+    ]
     order = np.lexsort((ids, -delay))
     return _RetriedSyns(
         ids[order],
@@ -475,11 +476,10 @@ def synack_retransmit_finding(index: int, conns: ConnectionTable) -> Finding | N
     synacks = conns.handshake_kept(retried, "server")
     ids, counts = retried.tolist(), counts[retried].tolist()
     retries = sum(n - 1 for n in counts)
-    # Each one's first gap, rounded as ``_gaps`` rounds it (a gap list for the few listed only).
-    two = np.flatnonzero(synacks.ends - synacks.starts >= 2)
-    at = synacks.starts[two]
+    # Each one's first gap (a gap list for the few listed only).
+    at = synacks.starts[synacks.ends - synacks.starts >= 2]
     times = synacks["time"]
-    firsts = [round(b - a, 6) for a, b in zip(times[at].tolist(), times[at + 1].tolist(), strict=True)]
+    firsts = [_gaps(pair)[0] for pair in zip(times[at].tolist(), times[at + 1].tolist(), strict=True)]
     first_gap = statistics.median(firsts) if firsts else 0.0
     completed = int(np.count_nonzero(conns.conn("hs_ack_ts")[retried] >= 0))
     title = f"SYN-ACK retransmitted on {_plural(len(ids), 'connection')} ({_plural(retries, 'retry')})"

@@ -480,20 +480,23 @@ class LimitedSource:
         if self._exceeded:
             self._too_large()
         data = self._inner.read(min(n, self.limit + 1 - self.count))
-        self.count += len(data)
-        if self.count > self.limit:
-            self._exceeded = True
-            data = data[: len(data) - (self.count - self.limit)]
-            self.count = self.limit
-            if not data:
-                self._too_large()
-        return data
+        return data[: self._admit(len(data))]
 
     def readinto(self, view: memoryview, /) -> int:
         """``read`` straight into ``view`` when the inner source can (a plain file: no copy)."""
         if self._exceeded:
             self._too_large()
-        n = read_into(self._inner, view[: min(len(view), self.limit + 1 - self.count)])
+        return self._admit(read_into(self._inner, view[: min(len(view), self.limit + 1 - self.count)]))
+
+    def take(self, tail: memoryview, /) -> memoryview:
+        """``ReadAhead.take`` up to the limit: ``tail`` and the next bytes, to be read where they are."""
+        if self._exceeded:
+            self._too_large()
+        view = self._inner.take(tail)
+        return view[: len(tail) + self._admit(len(view) - len(tail))]
+
+    def _admit(self, n: int) -> int:
+        """``n`` bytes more were read: how many of them are within the limit (raises when none of them is)."""
         self.count += n
         if self.count > self.limit:
             self._exceeded = True
@@ -502,20 +505,6 @@ class LimitedSource:
             if not n:
                 self._too_large()
         return n
-
-    def take(self, tail: memoryview, /) -> memoryview:
-        """``ReadAhead.take`` up to the limit: ``tail`` and the next bytes, to be read where they are."""
-        if self._exceeded:
-            self._too_large()
-        view = self._inner.take(tail)
-        self.count += len(view) - len(tail)
-        if self.count > self.limit:
-            self._exceeded = True
-            view = view[: len(view) - (self.count - self.limit)]
-            self.count = self.limit
-            if len(view) == len(tail):
-                self._too_large()
-        return view
 
     def _too_large(self) -> None:
         raise too_large(self.limit)
