@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import os
 import struct
 import threading
@@ -25,7 +26,7 @@ from test_capture_golden import captures, golden_path, output
 
 from whodunnet.capture import scanner
 from whodunnet.capture.analyzer import CaptureAnalysis
-from whodunnet.capture.constants import Ageing
+from whodunnet.capture.constants import EXACT_KEYS, Ageing
 from whodunnet.capture.fields import (
     FINISHED_CONN,
     FINISHED_SIDE,
@@ -35,8 +36,9 @@ from whodunnet.capture.fields import (
     FinishedStore,
     MappedRows,
 )
+from whodunnet.capture.kernel.sketch import add, quantize
 from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
-from whodunnet.capture.scanner import BEHIND, CaptureState, InTurn, Spill
+from whodunnet.capture.scanner import BEHIND, QUANTILES, CaptureState, InTurn, Spill
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -225,16 +227,56 @@ def test_the_kernels_event_rows_keep_what_they_held_as_they_grow_in_place_or_by_
     assert held.frame.tolist() == [1, 2, 3]
 
 
-@pytest.mark.parametrize("top", [1 << 20, 1 << 62], ids=["one key", "too wide for one key"])
-def test_sketch_entries_are_ordered_by_sketch_then_value_as_lexsort_orders_them(top: int) -> None:
-    from whodunnet.capture.scanner import _by_sketch_then_value
+def _nearest_rank(values: list[int], q: float) -> int:
+    """The nearest-rank quantile of ``values``, the plain way: -1 for none."""
+    if not values:
+        return -1
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(q * len(ordered) - 1e-9)) - 1]
 
-    rng = np.random.default_rng(7)
-    drawn = zip(rng.integers(0, 5_000, 20_000), rng.integers(0, top, 20_000), strict=True)
-    pairs = {(int(s), int(v)) for s, v in drawn}
-    sketch, value = (np.array(c, np.int64) for c in zip(*sorted(pairs, key=lambda p: rng.random()), strict=True))
-    assert np.array_equal(_by_sketch_then_value(sketch, value), np.lexsort((value, sketch)))
-    assert len(_by_sketch_then_value(sketch[:0], value[:0])) == 0
+
+def test_a_batchs_quantiles_are_those_of_every_value_its_sketches_were_fed() -> None:
+    """The keeper's quantiles of a batch of connections (``CaptureState._quantiles``: the map's entries and each
+    side's pending run, in one compiled pass) are the nearest-rank quantiles of all the values each sketch was fed,
+    quantized once a sketch has seen more than EXACT_KEYS distinct values, whatever their order: the sketch of a
+    few values, of exactly EXACT_KEYS, of one more that is still the pending run (it folds the sketch), of one
+    more that repeats a value of the map (it does not), and of many (folded long ago)."""
+    rng = np.random.default_rng(11)
+    fed: dict[tuple[int, int], list[int]] = {}  # (side row, which): values
+    exact = list(range(1_000, 1_000 + 37 * EXACT_KEYS, 37))
+    fed[(0, 0)] = [5, 5, 9, 1, 5]
+    fed[(0, 1)] = [rng.integers(0, 1 << 30) for _ in range(40)]
+    fed[(1, 0)] = exact[:]  # exactly EXACT_KEYS distinct values: exact
+    fed[(2, 0)] = [*exact, 7_777_777]  # one more, still the side's pending run: the sketch folds
+    fed[(3, 1)] = [*exact, 7_777_777, exact[5]]  # folded by a value put in the map before the run
+    fed[(4, 0)] = [*exact[:-1], exact[3]]  # the run repeats a value of the map: EXACT_KEYS - 1 distinct, exact
+    fed[(5, 1)] = [int(v) for v in rng.integers(0, 1 << 40, 5_000)]  # folded long ago
+    fed[(6, 0)] = [*exact, exact[0]]  # EXACT_KEYS distinct, the run repeats one: exact
+    st = CaptureState()
+    n = 8
+    st.g.conns = st.g.slots = n
+    st.conns.cid[:n] = np.arange(n)
+    for (side_row, which), values in fed.items():
+        for v in values:
+            if (st.g.sketch_used + 2) * 2 > len(st.sketches):
+                st.grow_sketches()
+            add(st.sketches, st.g, st.sides[side_row], side_row, which, int(v))
+    rows = np.arange(n)
+    _, _, quantiles_of = st.finish(rows, *st.entries_of(st.conns.cid[rows])[:2])
+    got = quantiles_of()
+    assert got.shape == (2 * n, 2, len(QUANTILES))
+    for side_row in range(2 * n):
+        for which in range(2):
+            values = [int(v) for v in fed.get((side_row, which), [])]
+            if len(set(values)) > EXACT_KEYS:
+                values = [int(quantize(v)) for v in values]
+            want = [_nearest_rank(values, q) for q in QUANTILES]
+            assert got[side_row, which].tolist() == want, (side_row, which)
+    # The premise of the fold by a pending run: the kernel has not folded the sketch, the run is the new value, and
+    # its quantiles quantized differ from the exact ones.
+    pending = st.sides[2]
+    assert not pending.folded[0] and pending.run_count[0] == 1 and pending.run_value[0] == 7_777_777
+    assert got[2, 0].tolist() != [_nearest_rank(fed[(2, 0)], q) for q in QUANTILES]
 
 
 def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copies() -> None:

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from whodunnet.capture.constants import EXACT_KEYS, MANTISSA_BITS
-from whodunnet.capture.fields import Scan, Side
+from whodunnet.capture.fields import Scan, Side, SketchEntry
 from whodunnet.capture.kernel import jit
 from whodunnet.capture.kernel.hashing import GOLDEN, mix, next_slot, slot_index
 from whodunnet.capture.kernel.types import Rows
@@ -91,30 +91,91 @@ def rehome(entries: Rows, old: Rows) -> None:
 
 
 @jit
-def quantiles(sketch: Rows, value: Rows, count: Rows, folded: Rows, qs: Rows, out: Rows) -> None:
-    """``out[sketch, i]`` = the value at rank ceil(qs[i] * n) of each sketch (nearest rank).
+def nearest_rank(value: Rows, count: Rows, start: int, stop: int, total: int, q: float, folded: bool) -> int:
+    """The value at rank ceil(q * total) (nearest rank) of the values ``value[start:stop]`` (sorted, each
+    ``count`` times; ``total`` in all), quantized when the sketch ``folded``; -1 for none."""
+    rank = max(1, math.ceil(q * total - 1e-9))
+    seen = 0
+    # Values sorted exact; quantizing keeps the order (it rounds down monotonically).
+    for k in range(start, stop):
+        seen += count[k]
+        if seen >= rank:
+            return quantize(value[k]) if folded else value[k]
+    return -1
 
-    ``sketch``/``value``/``count`` are the map's used entries sorted by sketch then value;
-    ``folded[sketch]`` says whether its exact values are quantized first; ``out`` starts at -1.
-    """
-    n = sketch.shape[0]
-    start = 0
-    while start < n:
-        sid = sketch[start]
-        stop = start
-        total = 0
-        while stop < n and sketch[stop] == sid:
-            total += count[stop]
-            stop += 1
-        for i in range(qs.shape[0]):
-            rank = max(1, math.ceil(qs[i] * total - 1e-9))
-            seen = 0
-            best = -1
-            # Values sorted exact; quantizing keeps the order (it rounds down monotonically).
-            for k in range(start, stop):
-                seen += count[k]
-                if seen >= rank:
-                    best = quantize(value[k]) if folded[sid] else value[k]
-                    break
-            out[sid, i] = best
-        start = stop
+
+@jit
+def sort_pairs(local: Rows, value: Rows, count: Rows, n: int) -> None:
+    """Sort the first ``n`` (local, value, count) triples by local sketch, then value (Shell's sort, in place: a
+    connection's handful of entries, and at most a few thousand of a long one's folded grid)."""
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap > 0:
+        for i in range(gap, n):
+            lo, va, co = local[i], value[i], count[i]
+            j = i
+            while j >= gap and (local[j - gap] > lo or (local[j - gap] == lo and value[j - gap] > va)):
+                local[j], value[j], count[j] = local[j - gap], value[j - gap], count[j - gap]
+                j -= gap
+            local[j], value[j], count[j] = lo, va, co
+        gap //= 3
+
+
+@jit
+def batch_quantiles(
+    entries: Rows,
+    starts: Rows,
+    sides: Rows,
+    qs: Rows,
+    local: Rows,
+    values: Rows,
+    counts: Rows,
+    out: Rows,
+) -> None:
+    """``out[4 i + 2 side + which, k]``: quantile ``qs[k]`` of sketch ``which`` of side ``side`` of connection ``i``
+    of a batch (-1: empty; ``out`` starts at -1). The connections' map entries are ``entries`` (``SketchEntry``),
+    grouped by connection (``starts``: where each one's begin, and the end), ``sides`` their side rows (two per
+    connection, in order). ``local``, ``values`` and ``counts`` are room for one connection's entries and four
+    more.
+
+    A pending run counts as ``put`` would put it in the map: a value of its own, whose putting folds a sketch that
+    had EXACT_KEYS distinct values when the run's value is new to it."""
+    for i in range(starts.shape[0] - 1):
+        m = 0
+        for e in range(starts[i], starts[i + 1]):
+            x: SketchEntry = entries[e]
+            local[m] = x.sketch & 3
+            values[m] = x.value
+            counts[m] = x.count
+            m += 1
+        known = m
+        for j in range(4):
+            s: Side = sides[2 * i + (j >> 1)]
+            if s.run_count[j & 1] > 0:
+                local[m] = j
+                values[m] = s.run_value[j & 1]
+                counts[m] = s.run_count[j & 1]
+                m += 1
+        sort_pairs(local, values, counts, m)
+        start = 0
+        while start < m:
+            j = local[start]
+            k = 4 * i + j
+            s = sides[2 * i + (j >> 1)]
+            which = j & 1
+            stop = start
+            total = 0
+            while stop < m and local[stop] == j:
+                total += counts[stop]
+                stop += 1
+            fold = s.folded[which]
+            if not fold and s.run_count[which] > 0 and s.distinct[which] == EXACT_KEYS:
+                fold = True  # unless the run's value is one the map has already
+                for e in range(starts[i], starts[i] + known):
+                    if entries[e].sketch & 3 == j and entries[e].value == s.run_value[which]:
+                        fold = False
+                        break
+            for q in range(qs.shape[0]):
+                out[k, q] = nearest_rank(values, counts, start, stop, total, qs[q], fold)
+            start = stop
