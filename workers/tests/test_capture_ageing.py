@@ -279,6 +279,27 @@ def test_a_batchs_quantiles_are_those_of_every_value_its_sketches_were_fed() -> 
     assert got[2, 0].tolist() != [_nearest_rank(fed[(2, 0)], q) for q in QUANTILES]
 
 
+def test_a_sweep_retires_the_connections_silent_longer_than_their_state_allows() -> None:
+    """A sweep picks the open connections silent for longer than ``closed_after`` since a close (a FIN each way, or
+    a RST from either side), or ``idle_after`` otherwise, at the capture's last time; never a free row, never one
+    silent for exactly the time allowed."""
+    st = CaptureState(conns=16)
+    #          free   open   open   closed closed one FIN RST    closed
+    last_ts = [0.0, 50.0, 30.0, 99.0, 97.0, 97.0, 97.5, 98.0]
+    fins = [(-1, -1), (-1, -1), (-1, -1), (1, 2), (1, 2), (1, -1), (-1, -1), (3, 4)]
+    rsts = [(-1, -1)] * 6 + [(-1, 5), (-1, -1)]
+    n = len(last_ts)
+    st.g.slots = n
+    st.g.tmax = 100.0
+    st.conns.cid[:n] = [-1, *range(1, n)]
+    st.conns.last_ts[:n] = last_ts
+    st.sides.fin_ts[: 2 * n] = np.array(fins, float).reshape(-1)
+    st.sides.rst_ts[: 2 * n] = np.array(rsts, float).reshape(-1)
+    assert st.silent_rows(2.0, 60.0).tolist() == [2, 4, 6]
+    assert st.silent_rows(2.0, 40.0).tolist() == [1, 2, 4, 6]
+    assert st.silent_rows(-1.0, -1.0).tolist() == list(range(1, n))  # as the warm-up retires every open row
+
+
 def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copies() -> None:
     """A sweep's copies of the retiring rows are read by the spill's writer and the keeper on threads of their own
     while the kernel scans on, until the next sweep waits for them (``CaptureState._copies``): the next sweep's

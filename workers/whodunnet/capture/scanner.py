@@ -78,7 +78,7 @@ from whodunnet.capture.fields import (
 from whodunnet.capture.kernel import jit_disabled
 from whodunnet.capture.kernel.scan import scan
 from whodunnet.capture.kernel.sketch import batch_quantiles, rehome
-from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows
+from whodunnet.capture.kernel.table import gather_columns, rehash, retire_rows, silent_rows
 from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
 from whodunnet.capture.source import HEADROOM, BufferSource, MappedFile, open_capture
 from whodunnet.errors import MalformedInput
@@ -583,15 +583,19 @@ class CaptureState:
     def sweep(self) -> int:
         """Retire the connections silent for longer than ``ageing`` allows; how many."""
         assert self.ageing is not None
-        rows = self.open_rows()
-        sides = self.sides
-        fin0, fin1 = sides.fin_ts[2 * rows], sides.fin_ts[2 * rows + 1]
-        closed = ((fin0 >= 0) & (fin1 >= 0)) | (sides.rst_ts[2 * rows] >= 0) | (sides.rst_ts[2 * rows + 1] >= 0)
-        idle = float(self.g.tmax) - self.conns.last_ts[rows]
-        rows = rows[idle > np.where(closed, self.ageing.closed_after, self.ageing.idle_after)]
+        rows = self.silent_rows(self.ageing.closed_after, self.ageing.idle_after)
         if len(rows):
             self.retire(rows)
         return len(rows)
+
+    def silent_rows(self, closed_after: float, idle_after: float) -> Any:
+        """The rows of open connections silent for longer than ``closed_after`` since their close, or ``idle_after``
+        if not closed, at the capture's last time so far; ascending. Compiled (``table.silent_rows``): numpy's
+        passes, a gather of each field over the open rows, took 0.12 s of the 1 M-connection capture's sweeps."""
+        slots = int(self.g.slots)
+        out = np.empty(slots, np.int64)
+        conns, sides = (a if _ROWS_BY_ATTRIBUTE else a.view(np.ndarray) for a in (self.conns, self.sides))
+        return out[: silent_rows(conns, sides, slots, float(self.g.tmax), closed_after, idle_after, out)]
 
     def retire(self, rows: Any) -> None:
         """Retire the connections in rows ``rows``: spill their state, keep their finished rows,

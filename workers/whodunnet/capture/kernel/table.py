@@ -156,6 +156,27 @@ def retire_rows(ht: Ints, conns: Rows, sides: Rows, keys: Rows, free: Ints, g: S
 
 
 @jit
+def silent_rows(
+    conns: Rows, sides: Rows, slots: int, now: float, closed_after: float, idle_after: float, out: Ints
+) -> int:
+    """The rows of open connections silent for longer than they may be at time ``now``: ``closed_after`` once
+    closed (a FIN each way, or a RST), ``idle_after`` otherwise. Into ``out`` in ascending order (room for
+    ``slots``); returns how many. One pass over the rows in use, each read once."""
+    n = 0
+    for r in range(slots):
+        k: Conn = conns[r]
+        if k.cid < 0:
+            continue
+        s0: Side = sides[2 * r]
+        s1: Side = sides[2 * r + 1]
+        closed = (s0.fin_ts >= 0 and s1.fin_ts >= 0) or s0.rst_ts >= 0 or s1.rst_ts >= 0
+        if now - k.last_ts > (closed_after if closed else idle_after):
+            out[n] = r
+            n += 1
+    return n
+
+
+@jit
 def gather_columns(
     src: Buffer,
     src_words: Ints,
