@@ -149,7 +149,6 @@ def batch_quantiles(
             values[m] = x.value
             counts[m] = x.count
             m += 1
-        known = m
         for j in range(4):
             s: Side = sides[2 * i + (j >> 1)]
             if s.run_count[j & 1] > 0:
@@ -172,7 +171,7 @@ def batch_quantiles(
             fold = s.folded[which]
             if not fold and s.run_count[which] > 0 and s.distinct[which] == EXACT_KEYS:
                 fold = True  # unless the run's value is one the map has already
-                for e in range(starts[i], starts[i] + known):
+                for e in range(starts[i], starts[i + 1]):
                     if entries[e].sketch & 3 == j and entries[e].value == s.run_value[which]:
                         fold = False
                         break
