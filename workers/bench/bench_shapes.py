@@ -31,7 +31,8 @@ threads, so that "per CPU s" is the rate per core used, whatever the wall clock 
   and first and last time per connection in a hash table, built with the system's C compiler (its count of
   connections must be ours, else the row says so);
 - on the gzip form, the inflating alone (``gzip -dc`` and isal's ``igzip -dc``, which our reader uses, into
-  ``/dev/null``): the floor of any analysis of that file;
+  ``/dev/null``): the floor of any analysis of that file; and under the table, the gzip form against its parts
+  timed apart (the pcap's analysis, isal's inflating): 1.0x where it costs what they cost and nothing more;
 - the Stevens graph of the capture's largest connection (``time_sequence`` over the connection's stretch of the file,
   as the console's graph asks for it; and once over the whole file, which must draw the same graph).
 
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import gzip
 import json
 import os
@@ -64,6 +66,11 @@ TRAFFIC = HERE / "traffic.py"
 #: The machine's ceiling on a capture: a plain C loop's per-connection summary of a pcap file (decision 0028).
 CEILING = HERE / "ceiling.c"
 CEILING_ROW = "plain C loop, per-connection counts"
+#: Rows of each form's table that other lines read (``gzip_against_its_parts``).
+WORKER_ROW = "whodunnet, in a started worker"
+ONE_CORE_ROW = "whodunnet, in a started worker, 1 core"
+ISAL_ROW = "isal's igzip -dc > /dev/null"
+ISAL_ARGV = (sys.executable, "-m", "isal.igzip", "-d", "-c")
 RR_PORT, BULK_PORT, ANSWER = "9000", "9001", "1000"
 
 
@@ -226,10 +233,10 @@ def worker_timed(what: str, path: Path, *, one_core: bool = False) -> tuple[int,
 def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     """Every tool on one file; returns (packets, rows)."""
     rows = [analyze_timed("whodunnet analyze --json > out.json", path, out=tmp / "out.json")]
-    packets, row = worker_timed("whodunnet, in a started worker", path)
+    packets, row = worker_timed(WORKER_ROW, path)
     rows.append(row)
     # The same on one core, every thread of it: the issue's measure of the analysis's own speed.
-    rows.append(worker_timed("whodunnet, in a started worker, 1 core", path, one_core=True)[1])
+    rows.append(worker_timed(ONE_CORE_ROW, path, one_core=True)[1])
     tools = [
         ("tshark -q -z conv,tcp", ["tshark", "-n", "-q", "-z", "conv,tcp", "-r", str(path)]),
         ("tcptrace -l -r -W -n", ["tcptrace", "-l", "-r", "-W", "-n", str(path)]),
@@ -238,7 +245,7 @@ def time_form(path: Path, tmp: Path) -> tuple[int, list[Timing]]:
     if path.suffix == ".gz":  # the floor of any analysis of a gzip: inflating it alone, the output thrown away
         tools += [
             ("gzip -dc > /dev/null", ["gzip", "-dc", str(path)]),
-            ("isal's igzip -dc > /dev/null", [sys.executable, "-m", "isal.igzip", "-d", "-c", str(path)]),
+            (ISAL_ROW, [*ISAL_ARGV, str(path)]),
         ]
     for name, argv in tools:
         if shutil.which(argv[0]) is None:
@@ -389,7 +396,51 @@ def report(shape: Shape, path: Path, drops: str) -> dict[str, tuple[int, list[Ti
                 f"{ratio:13.1f}x{note}"
             )
         out[form] = (n, rows)
+    if line := gzip_against_its_parts(out):
+        print(line)
     return out
+
+
+def gzip_against_its_parts(
+    out: dict[str, tuple[int, list[Timing]]], start: float | None = None, cores: int | None = None
+) -> str:
+    """The gzip form in a started worker against its two parts timed apart in the same run: the pcap form's
+    analysis and isal's inflating alone (``start``, its process start, taken off: ``isal_start``). On one core the
+    two follow each other: the gzip cannot take less than their sum. On ``cores`` (the cores this process may use)
+    it cannot take less than the slower of the two, nor less than their CPU time over the cores. 1.0x: the gzip
+    costs what its parts cost and nothing more; the issue's "gzip at the decompressor's own speed" is that, where
+    the analysis is faster than the inflating. "" when a part is missing."""
+
+    def row(form: str, what: str) -> Timing | None:
+        return next((r for r in out.get(form, (0, []))[1] if r.what == what and r.seconds > 0), None)
+
+    one, two = row("gzip", ONE_CORE_ROW), row("gzip", WORKER_ROW)
+    pcap_one, pcap_two, isal = row("pcap", ONE_CORE_ROW), row("pcap", WORKER_ROW), row("gzip", ISAL_ROW)
+    if not (one and two and pcap_one and pcap_two and isal):
+        return ""
+    start = isal_start() if start is None else start
+    cores = len(os.sched_getaffinity(0)) if cores is None else cores
+    inflate, inflate_cpu = max(0.0, isal.seconds - start), max(0.0, isal.cpu - start)
+    parts_one = pcap_one.seconds + inflate
+    spread = (pcap_two.cpu + inflate_cpu) / cores
+    parts_two = max(pcap_two.seconds, inflate, spread)
+    return (
+        f"gzip against its parts timed apart (the pcap's analysis; isal's inflating alone, {start:.2f} s of process "
+        f"start taken off): on one core {one.seconds:.2f} s, {one.seconds / parts_one:.2f}x their sum "
+        f"({pcap_one.seconds:.2f} + {inflate:.2f} s); on {cores} cores {two.seconds:.2f} s, "
+        f"{two.seconds / parts_two:.2f}x the least they allow ({parts_two:.2f} s: the slowest of "
+        f"{pcap_two.seconds:.2f} s, {inflate:.2f} s and their CPU over {cores} cores, {spread:.2f} s)"
+    )
+
+
+@functools.cache
+def isal_start() -> float:
+    """Seconds ``python -m isal.igzip -d -c`` takes to start and end with nothing to inflate: the least of three, once
+    per run."""
+    with tempfile.TemporaryDirectory(prefix="bench-isal-") as tmpdir:
+        empty = Path(tmpdir) / "empty.gz"
+        empty.write_bytes(gzip.compress(b""))
+        return min(timed([*ISAL_ARGV, str(empty)])[0] for _ in range(3))
 
 
 def _spread(row: Timing) -> str:
