@@ -101,6 +101,12 @@ QUANTILES = (0.5, 0.99)
 assert len(QUANTILES) == N_QUANTILES
 
 
+def _for_kernel(*arrays: Any) -> tuple[Any, ...]:
+    """``arrays`` as the compiled kernel takes them: plain arrays (numba types a record array, a Python subclass,
+    several times slower on every call), or as they are without the JIT, which reads rows by attribute."""
+    return arrays if _ROWS_BY_ATTRIBUTE else tuple(a.view(np.ndarray) for a in arrays)
+
+
 def _small_pages() -> None:
     """numpy's arrays of 4 MB and more in ordinary 4 KB pages, not the 2 MB pages numpy asks Linux for
     (``madvise(MADV_HUGEPAGE)``), unless ``NUMPY_MADVISE_HUGEPAGE`` says otherwise. A huge page is zeroed whole at
@@ -534,12 +540,11 @@ class CaptureState:
         return int(self.g.conns)
 
     def args(self) -> tuple[Any, ...]:
-        """The arrays in ``scan``'s order. Compiled, they go as plain arrays: numba types a
-        record array (a Python subclass) several times slower on every call."""
+        """The arrays in ``scan``'s order, as the kernel takes them (``_for_kernel``)."""
         arrays = [self.scan, self.ifaces, self.packet, self.conns, self.sides, self.conn0, self.side0, self.ht]
         arrays += [self.keys, self.free, self.sketches, self.events]
         arrays += [self.want, self.trace]
-        return tuple(arrays if _ROWS_BY_ATTRIBUTE else (a.view(np.ndarray) for a in arrays))
+        return _for_kernel(*arrays)
 
     def rows_full(self) -> None:
         """R_GROW_CONNS: retire what is silent long enough; grow when that freed less than half the rows.
@@ -594,7 +599,7 @@ class CaptureState:
         passes, a gather of each field over the open rows, took 0.12 s of the 1 M-connection capture's sweeps."""
         slots = int(self.g.slots)
         out = np.empty(slots, np.int64)
-        conns, sides = (a if _ROWS_BY_ATTRIBUTE else a.view(np.ndarray) for a in (self.conns, self.sides))
+        conns, sides = _for_kernel(self.conns, self.sides)
         return out[: silent_rows(conns, sides, slots, float(self.g.tmax), closed_after, idle_after, out)]
 
     def retire(self, rows: Any) -> None:
