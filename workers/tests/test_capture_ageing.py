@@ -262,8 +262,7 @@ def test_a_batchs_quantiles_are_those_of_every_value_its_sketches_were_fed() -> 
                 st.grow_sketches()
             add(st.sketches, st.g, st.sides[side_row], side_row, which, int(v))
     rows = np.arange(n)
-    _, _, quantiles_of = st.finish(rows, *st.entries_of(st.conns.cid[rows])[:2])
-    got = quantiles_of()
+    got = st.finish(rows, *st.entries_of(st.conns.cid[rows])[:2]).quantiles()
     assert got.shape == (2 * n, 2, len(QUANTILES))
     for side_row in range(2 * n):
         for which in range(2):
@@ -300,22 +299,24 @@ def test_a_sweep_retires_the_connections_silent_longer_than_their_state_allows()
     assert st.silent_rows(-1.0, -1.0).tolist() == list(range(1, n))  # as the warm-up retires every open row
 
 
-def test_a_sweeps_copies_of_its_rows_stay_as_they_were_while_the_next_sweep_copies() -> None:
-    """A sweep's copies of the retiring rows are read by the spill's writer and the keeper on threads of their own
-    while the kernel scans on, until the next sweep waits for them (``CaptureState._copies``): the next sweep's
-    copies must not be made over them."""
+def test_a_sweeps_columns_stay_as_they_were_while_the_next_sweep_makes_its_own() -> None:
+    """A sweep's columns of the retiring rows are read by the spill's writer and the keeper on threads of their own
+    while the kernel scans on, until the next sweep waits for them (``CaptureState._turns``): the next sweep's
+    columns must not be made over them."""
     analysis = CaptureAnalysis(ageing=None)
     analysis.run(Path(__file__).parent / "data" / "lab" / "many-slice.pcap.gz")
     state = analysis.state
     assert state is not None
     rows = state.open_rows()
     first, second = rows[:1000], rows[1000:2000]
-    conns, sides, _ = state.finish(first, *state.entries_of(state.conns.cid[first])[:2])
-    kept = conns.copy(), sides.copy()
-    assert np.array_equal(kept[0]["cid"], state.conns.cid[first])
-    then_conns, _, _ = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
-    assert np.array_equal(then_conns["cid"], state.conns.cid[second])
-    assert np.array_equal(conns, kept[0]) and np.array_equal(sides, kept[1])
+    retiring = state.finish(first, *state.entries_of(state.conns.cid[first])[:2])
+    parts = (retiring.conns, retiring.sides, retiring.working_conns, retiring.working_sides)
+    kept = [part.data.copy() for part in parts]
+    assert np.array_equal(retiring.working_conns.columns["cid"], state.conns.cid[first])
+    assert np.array_equal(retiring.sides.columns["pkts"], state.sides.pkts[(2 * first[:, None] + [0, 1]).ravel()])
+    then = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
+    assert np.array_equal(then.working_conns.columns["cid"], state.conns.cid[second])
+    assert all(np.array_equal(part.data, was) for part, was in zip(parts, kept, strict=True))
 
 
 def _echo_connections_open() -> tuple[CaptureState, Any]:
@@ -329,7 +330,8 @@ def _echo_connections_open() -> tuple[CaptureState, Any]:
 def _put(spill: Spill, state: CaptureState, rows: Any) -> int:
     """Rows ``rows`` of ``state`` into ``spill`` as a sweep puts them (their copies and sketch entries); the batch."""
     entries, starts = state.entries_of(state.conns.cid[rows])[:2]
-    return spill.put(*state.finish(rows, entries, starts)[:2], entries, starts)
+    retiring = state.finish(rows, entries, starts)
+    return spill.put(retiring.working_conns, retiring.working_sides, entries, starts)
 
 
 @pytest.mark.parametrize("direct", ["as-the-temp-dir-gives", "refused", "refused-on-write"])
@@ -346,9 +348,10 @@ def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.Monke
         batches = []
         for part in (rows[:200], rows[200:]):
             entries, starts = state.entries_of(state.conns.cid[part])[:2]
-            conns, sides, _ = state.finish(part, entries, starts)
+            retiring = state.finish(part, entries, starts)
+            conns, sides = (state.conns[part], state.sides[(2 * part[:, None] + [0, 1]).ravel()])
             kept = conns.copy(), sides.copy(), entries.copy(), np.asarray(starts).copy()
-            batches.append((spill.put(conns, sides, entries, starts), kept))
+            batches.append((spill.put(retiring.working_conns, retiring.working_sides, entries, starts), kept))
         assert any(len(kept[2]) for _, kept in batches), "no sketch entries: the test would not see them"
         if direct != "as-the-temp-dir-gives":
             assert spill._direct == -1  # written through the page cache

@@ -236,8 +236,8 @@ def sketch_quantiles(values: list[int]) -> tuple[int | None, int | None, int, bo
             st.grow_sketches()
         add(st.sketches, st.g, st.sides[0], 0, SKETCH_WINDOW, v)
     entries, starts, _, _ = st.entries_of(st.conns.cid[[0]])
-    _, _, quantiles_of = st.finish(np.array([0]), entries, starts)  # what the table reads: side 0's quantiles, once
-    median, p99 = (None if q < 0 else q for q in quantiles_of()[0][SKETCH_WINDOW].tolist())
+    quantiles = st.finish(np.array([0]), entries, starts).quantiles()  # what the table reads: side 0's, once
+    median, p99 = (None if q < 0 else q for q in quantiles[0][SKETCH_WINDOW].tolist())
     return median, p99, int(st.g.sketch_used), bool(st.sides[0].folded[SKETCH_WINDOW])
 
 

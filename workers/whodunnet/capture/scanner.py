@@ -28,6 +28,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -124,9 +125,67 @@ def _small_pages() -> None:
 _small_pages()
 
 
-def _no_copies() -> list[tuple[Any, Any]]:
-    """``CaptureState._copies``'s two sets of row copies, before the first sweep (and once the scan is done)."""
-    return [(np.empty(0, Conn.dtype), np.empty(0, Side.dtype))] * 2
+#: What ``CaptureState.finish`` makes of a connection row, and of a side row (a dtype, and a field of it to leave out
+#: for each part): its finished row (a side's but its quantiles, worked out apart), and its working state.
+CONN_PARTS = ((FINISHED_CONN, ""), (WORKING_CONN, ""))
+SIDE_PARTS = ((FINISHED_SIDE, "q"), (WORKING_SIDE, ""))
+
+
+def _room(n: int, parts: tuple[tuple[np.dtype[Any], str], ...]) -> int:
+    """The bytes of ``Columns.of``'s columns of ``n`` rows for ``parts``."""
+    return sum(Columns.nbytes(dtype, n, skip) for dtype, skip in parts)
+
+
+def _no_turns() -> list[tuple[Scratch, Scratch]]:
+    """``CaptureState.finish``'s two sets of memory, before the first sweep (and once the scan is done)."""
+    return [(Scratch(), Scratch()), (Scratch(), Scratch())]
+
+
+@dataclass(frozen=True)
+class Retiring:
+    """A sweep's retiring connections, as ``CaptureState.finish`` hands them to the spill and the finished stores:
+    their finished rows (``conns``: ``FINISHED_CONN``; ``sides``: ``FINISHED_SIDE`` but ``q``, two per connection),
+    the working state those leave out (``working_conns``, ``working_sides``), and ``quantiles``, the function that
+    works out the sides' ``q``."""
+
+    conns: Columns
+    sides: Columns
+    working_conns: Columns
+    working_sides: Columns
+    quantiles: Callable[[], Any]
+
+
+def _quantiles(working_sides: Columns, entries: Any, starts: Any) -> Callable[[], Any]:
+    """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of side
+    ``side`` of the ``i``-th connection of a sweep (-1: empty), on the keeper's thread, from the working state of its
+    sides (``working_sides``, two per connection: their pending runs, distinct values and folds) and the map's
+    entries of those connections (``entries``, grouped by connection, ``starts`` where each one's begin): nothing
+    the kernel changes after.
+
+    A side's pending runs (``Side.run_value``, ``run_count``) count as the kernel would put them in the map
+    (``sketch.put``): as values of their own, whose putting may fold the sketch. The scanning core used to put them
+    in the map itself (``close_runs``, and a larger map to put them in), 0.2-0.25 s of the 1 M-connection capture's
+    sweeps, and to look the connections' entries up a second time.
+
+    One compiled pass, a connection at a time (``kernel.sketch.batch_quantiles``: its entries and runs sorted in
+    scratch room). numpy's whole-batch way (the runs appended to the entries, one sort of all, a Python set for the
+    runs that fold a sketch) took twice as long: 0.25 s of the 1 M-connection capture against 0.13 s."""
+
+    def work() -> Any:
+        n = len(starts) - 1
+        room = int(np.diff(starts).max()) + 4 if n else 0
+        local, values, counts = np.empty((3, room), np.int64)  # room for one connection's sorting
+        out = np.full((4 * n, N_QUANTILES), -1, np.int64)
+        # Records (a field's view of 0 or 1 of them is contiguous, of more not: two compiled variants).
+        kept = np.ascontiguousarray(entries).view(np.recarray if _ROWS_BY_ATTRIBUTE else np.ndarray)
+        run_value, run_count, distinct, folded = (
+            working_sides.columns[name] for name in ("run_value", "run_count", "distinct", "folded")
+        )
+        at, qs = np.asarray(starts, np.int64), np.array(QUANTILES)
+        batch_quantiles(kept, at, run_value, run_count, distinct, folded, qs, local, values, counts, out)
+        return out.reshape(2 * n, 2, N_QUANTILES)
+
+    return work
 
 
 def _behind_the_scan() -> None:
@@ -214,22 +273,17 @@ class Spill:
         self._end = 0
         self._last: tuple[int, Any] = (-1, None)
         self._writer = InTurn("whodunnet-spill")
-        #: The writing thread's memory for a batch's columns, the connections' and the sides'.
-        self._scratch = (Scratch(), Scratch())
 
-    def put(self, conns: Any, sides: Any, entries: Any, starts: Any) -> int:
-        """Write one batch (the rows of ``n`` connections, and of their ``2 n`` sides, copies of the kernel's:
-        their working state is kept, as columns; ``starts``: where each connection's entries begin, and the
-        end); its number."""
+    def put(self, conns: Columns, sides: Columns, entries: Any, starts: Any) -> int:
+        """Write one batch (the working state of ``n`` connections and of their ``2 n`` sides, as columns, which
+        nothing changes until the batch is written; ``starts``: where each connection's entries begin, and the end);
+        its number."""
         self._writer.wait()  # the batch before is written: it set ``_end``
         self._at.append((self._end, 0))
         self._writer.submit(self._write, conns, sides, entries, np.asarray(starts, np.int64), len(self._at) - 1)
         return len(self._at) - 1
 
-    def _write(self, conn_rows: Any, side_rows: Any, entries: Any, starts: Any, batch: int) -> None:
-        # Columns in the writing thread's own memory: nothing else changes them while it writes.
-        conns = Columns.of(conn_rows, None, (WORKING_CONN, ""), scratch=self._scratch[0])[0]
-        sides = Columns.of(side_rows, None, (WORKING_SIDE, ""), scratch=self._scratch[1])[0]
+    def _write(self, conns: Columns, sides: Columns, entries: Any, starts: Any, batch: int) -> None:
         parts = _spill_words(starts, conns, sides, entries)
         # The header (connections, entries), then each part packed: its bitmap, then its words that are not zero.
         room = 2 + sum(len(part) + bitmap_words(len(part)) for part in parts)
@@ -432,6 +486,11 @@ class Scratch:
     def __init__(self) -> None:
         self._data = np.empty(0, np.uint8)
 
+    def reserve(self, n: int, align: int = 8) -> None:
+        """Room for ``take(n, align)`` without growing: memory not touched yet (its pages come as they are written)."""
+        if len(self._data) < n + align:
+            self._data = np.empty(n + align, np.uint8)
+
     def take(self, n: int, align: int = 8) -> Any:
         """``n`` bytes from an address that is a multiple of ``align``, reused: what the last ``take`` gave is
         overwritten."""
@@ -509,16 +568,18 @@ class CaptureState:
         self.done_conns, self.done_sides = FinishedStore(FINISHED_CONN), FinishedStore(FINISHED_SIDE)
         #: The thread that puts finished rows into those stores (``_keep``); waited for before they are read.
         self._keeper = InTurn("whodunnet-keep")
-        #: The keeper's memory for a batch's finished columns, the connections' and the sides' (``_put``).
-        self._scratch = (Scratch(), Scratch())
         self._table: tuple[Finished, Finished] | None = None
         #: Connections retired, and brought back, so far (a connection can do both several times).
         self.retired = 0
         self.revived = 0
         #: Where connections are among those whose sketch entries are looked up (``entries_of``).
         self._place = Places()
-        #: ``finish``'s two sets of row copies (``_copies``), and which was used last.
-        self._pool = _no_copies()
+        #: ``finish``'s memory for a sweep's columns, the connections' and the sides': two sets taken in turn, each
+        #: used again two sweeps on, once the threads that read its columns (``Spill.put``'s writer, ``_keep``'s
+        #: keeper; each is waited for before it is handed the next sweep's) are done with them. Fresh memory for every
+        #: sweep cost a page fault per page and the zeroing of each (0.2-0.5 s of system time on the scanning core of
+        #: the 1 M-connection capture).
+        self._turns = _no_turns()
         self._turn = 0
         self.sketches = blank(SketchEntry, SKETCHES_MIN)
         #: Kept SYNs, SYN-ACKs and RTO-style retransmissions, rows in use: ``Scan.n_events``.
@@ -617,10 +678,10 @@ class CaptureState:
         self.retired += len(rows)
         if self.spill is None:
             self.spill = Spill()
-        conns, sides, quantiles_of = self.finish(rows, entries, starts)
-        self.keys.spill_at[ids] = self.spill.put(conns, sides, entries, starts)
+        retiring = self.finish(rows, entries, starts)
+        self.keys.spill_at[ids] = self.spill.put(retiring.working_conns, retiring.working_sides, entries, starts)
         self.keys.spill_i[ids] = np.arange(len(ids))
-        self._keep(ids, conns, sides, quantiles_of)
+        self._keep(ids, retiring)
         # The others' entries stay (nothing changed the map since it was read above: the retiring connections'
         # pending runs are counted with their entries by the keeper, ``_quantiles``).
         keep = used[at < 0]
@@ -683,85 +744,42 @@ class CaptureState:
         self.keys.spill_at[c] = -1
         self.ht[j] = r + 1
 
-    def finish(self, rows: Any, entries: Any, starts: Any) -> tuple[Any, Any, Callable[[], Any]]:
-        """Copies of the connection rows ``rows`` and of their side rows (two per connection, in order), as they
-        were, and the function that works out the sides' quantiles (``q``) from the copies and the connections'
-        sketch entries, on any thread (``entries`` and ``starts``: as ``entries_of`` gives them for those rows'
-        connections, in the same order)."""
+    def finish(self, rows: Any, entries: Any, starts: Any) -> Retiring:
+        """Connection rows ``rows`` and their side rows (two per connection, in order) as they are, as columns in
+        memory of their own (the kernel reuses the rows once they are free), and the function that works out the
+        sides' quantiles (``q``) from those columns and the connections' sketch entries, on any thread (``entries``
+        and ``starts``: as ``entries_of`` gives them for those rows' connections, in the same order).
+
+        Every field in one pass over each row (``Columns.of``), the finished fields and the working state at once,
+        into memory used before (``_turns``). The rows used to be copied whole here and made columns by the two
+        threads that keep them, each reading every copied row again (the 1 M-connection capture's 1.9 GB of row
+        copies): on one core the 1 M-connection capture's analysis took 0.3-0.4 s more CPU that way
+        (decision 0005, thirteenth session)."""
         rows = np.asarray(rows, np.int64)
         side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
-        # Whole rows, a plain copy (the kernel reuses the rows once they are free): the copies are made columns by
-        # the threads that keep them (``Spill._write``, ``_put``), not here, where the kernel waits. Into memory
-        # used before (``_copies``); "clip", as "raise" would copy into a buffer of its own first (every row is in
-        # range).
-        conns, sides = self._copies(len(rows))
-        np.take(self.conns.view(np.ndarray), rows, out=conns, mode="clip")
-        np.take(self.sides.view(np.ndarray), side_rows, out=sides, mode="clip")
-        return conns, sides, self._quantiles(conns, sides, entries, starts)
-
-    def _copies(self, n: int) -> tuple[Any, Any]:
-        """Room for ``finish``'s copies of ``n`` connection rows and their ``2 n`` side rows: two sets taken in
-        turn, each used again two sweeps on, once the threads that read its rows (``Spill.put``'s writer,
-        ``_keep``'s keeper; each is waited for before it is handed the next sweep's) are done with them. Fresh
-        memory for every sweep (60 MB of the 1 M-connection capture's, 50 sweeps) cost a page fault per page and
-        the zeroing of each: 0.2-0.5 s of system time on the scanning core.
-
-        Each set has room for as many rows as the kernel has (no sweep retires more), made when the kernel's rows
-        grow: a page is touched only once a sweep copies into it. Made for just ``n`` rows, a set was made again
-        whenever a sweep retired more than any before it (their number moves by a few percent from one to the
-        next): 53,000 page faults of the 1 M-connection capture's scanning thread."""
         self._turn ^= 1
-        conns, sides = self._pool[self._turn]
-        if len(conns) < n:
-            size = max(n, len(self.conns))
-            conns, sides = np.empty(size, Conn.dtype), np.empty(2 * size, Side.dtype)
-            self._pool[self._turn] = conns, sides
-        return conns[:n], sides[: 2 * n]
+        conn_room, side_room = self._turns[self._turn]
+        # Room for as many rows as the kernel has (no sweep retires more): grown a little at a time, as batches came,
+        # the rooms were made again and again (49,000 page faults of the 1 M-connection capture's scanning thread).
+        conn_room.reserve(_room(len(self.conns), CONN_PARTS))
+        side_room.reserve(_room(len(self.sides), SIDE_PARTS))
+        conns, working_conns = Columns.of(self.conns, rows, *CONN_PARTS, scratch=conn_room)
+        sides, working_sides = Columns.of(self.sides, side_rows, *SIDE_PARTS, scratch=side_room)
+        return Retiring(conns, sides, working_conns, working_sides, _quantiles(working_sides, entries, starts))
 
-    def _keep(self, ids: Any, conns: Any, sides: Any, quantiles_of: Callable[[], Any]) -> None:
-        """Store the finished rows of connections ``ids`` (``finish``'s copies of their rows, and their quantiles
-        from ``quantiles_of``): by a thread of its own while the kernel scans on, one batch at a time. numpy lets go
-        of the GIL while it sorts, casts and scatters, and the kernel's gather and quantiles do too, so this runs on
-        the second core (on the 1 M-connection capture the stores took 0.6-0.8 s of the one core, the quantiles'
-        sort and count 0.4-0.5 s, the gather into columns 0.6-0.7 s)."""
+    def _keep(self, ids: Any, retiring: Retiring) -> None:
+        """Store the finished rows of connections ``ids`` (``finish``'s columns of their rows, and their quantiles):
+        by a thread of its own while the kernel scans on, one batch at a time. numpy lets go of the GIL while it
+        casts and scatters, and the kernel's quantiles do too, so this runs on the second core (on the
+        1 M-connection capture the stores took 0.5-0.8 s of the one core, the quantiles' sort and count 0.1 s)."""
         side_ids = (2 * ids[:, None] + np.arange(2)).reshape(-1)
-        self._keeper.submit(self._put, ids, conns, side_ids, sides, quantiles_of)
+        self._keeper.submit(self._put, ids, side_ids, retiring)
 
-    def _put(self, ids: Any, conn_rows: Any, side_ids: Any, side_rows: Any, quantiles_of: Callable[[], Any]) -> None:
-        conns = Columns.of(conn_rows, None, (FINISHED_CONN, ""), scratch=self._scratch[0])[0].columns
-        sides = Columns.of(side_rows, None, (FINISHED_SIDE, "q"), scratch=self._scratch[1])[0].columns
-        sides["q"] = quantiles_of()
-        self.done_conns.put(ids, conns)
+    def _put(self, ids: Any, side_ids: Any, retiring: Retiring) -> None:
+        sides = dict(retiring.sides.columns)
+        sides["q"] = retiring.quantiles()
+        self.done_conns.put(ids, retiring.conns.columns)
         self.done_sides.put(side_ids, sides)
-
-    def _quantiles(self, conns: Any, sides: Any, entries: Any, starts: Any) -> Callable[[], Any]:
-        """The function that gives ``[i * 2 + side, which, k]``: quantile ``QUANTILES[k]`` of sketch ``which`` of
-        side ``side`` of the connection of copied row ``conns[i]`` (-1: empty), on the keeper's thread, from
-        ``finish``'s copies (``sides``: two per connection) and the map's entries of those connections (``entries``,
-        grouped by connection, ``starts`` where each one's begin): nothing the kernel changes after.
-
-        A side's pending runs (``Side.run_value``, ``run_count``) count as the kernel would put them in the map
-        (``sketch.put``): as values of their own, whose putting may fold the sketch. The scanning core used to put
-        them in the map itself (``close_runs``, and a larger map to put them in), 0.2-0.25 s of the 1 M-connection
-        capture's sweeps, and to look the connections' entries up a second time.
-
-        One compiled pass, a connection at a time (``kernel.sketch.batch_quantiles``: its entries and runs sorted in
-        scratch room). numpy's whole-batch way (the runs appended to the entries, one sort of all, a Python set for
-        the runs that fold a sketch) took twice as long: 0.25 s of the 1 M-connection capture against 0.13 s."""
-
-        def work() -> Any:
-            n = len(conns)
-            room = int(np.diff(starts).max()) + 4 if n else 0
-            local, values, counts = np.empty((3, room), np.int64)  # room for one connection's sorting
-            out = np.full((4 * n, N_QUANTILES), -1, np.int64)
-            # Records (a field's view of 0 or 1 of them is contiguous, of more not: two compiled variants).
-            rows = np.recarray if _ROWS_BY_ATTRIBUTE else np.ndarray
-            kept, side_rows = np.ascontiguousarray(entries).view(rows), sides.view(rows)
-            at = np.asarray(starts, np.int64)
-            batch_quantiles(kept, at, side_rows, np.array(QUANTILES), local, values, counts, out)
-            return out.reshape(2 * n, 2, N_QUANTILES)
-
-        return work
 
     def table(self) -> tuple[Finished, Finished]:
         """Every connection's finished rows, in id order: (``FINISHED_CONN`` rows, ``FINISHED_SIDE``
@@ -772,7 +790,7 @@ class CaptureState:
             rows = self.open_rows()
             ids = self.conns.cid[rows]
             entries, starts, _, _ = self.entries_of(ids)
-            self._keep(ids, *self.finish(rows, entries, starts))
+            self._keep(ids, self.finish(rows, entries, starts))
             self._keeper.wait()
             n = self.n
             self._table = self.done_conns.table(n), self.done_sides.table(2 * n)
@@ -780,7 +798,7 @@ class CaptureState:
             # Nothing reads the open rows, their copies, the 4-tuples or the hash table again: free them.
             self._conn_rows, self._side_rows = MappedRows(Conn, 0), MappedRows(Side, 0)
             self.conns, self.sides = self._conn_rows.rows(0), self._side_rows.rows(0)
-            self._pool = _no_copies()
+            self._turns = _no_turns()
             self._key_rows = MappedRows(Key, 0)
             self.keys, self.free, self.ht = self._key_rows.rows(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
             # Then the kept examples grouped by side row (each row's in the order kept), as the

@@ -126,7 +126,10 @@ def sort_pairs(local: Rows, value: Rows, count: Rows, n: int) -> None:
 def batch_quantiles(
     entries: Rows,
     starts: Rows,
-    sides: Rows,
+    run_value: Rows,
+    run_count: Rows,
+    distinct: Rows,
+    folded: Rows,
     qs: Rows,
     local: Rows,
     values: Rows,
@@ -135,9 +138,9 @@ def batch_quantiles(
 ) -> None:
     """``out[4 i + 2 side + which, k]``: quantile ``qs[k]`` of sketch ``which`` of side ``side`` of connection ``i``
     of a batch (-1: empty; ``out`` starts at -1). The connections' map entries are ``entries`` (``SketchEntry``),
-    grouped by connection (``starts``: where each one's begin, and the end), ``sides`` their side rows (two per
-    connection, in order). ``local``, ``values`` and ``counts`` are room for one connection's entries and four
-    more.
+    grouped by connection (``starts``: where each one's begin, and the end); ``run_value``, ``run_count``,
+    ``distinct`` and ``folded`` are their sides' fields of those names, as columns (``[2 i + side, which]``).
+    ``local``, ``values`` and ``counts`` are room for one connection's entries and four more.
 
     A pending run counts as ``put`` would put it in the map: a value of its own, whose putting folds a sketch that
     had EXACT_KEYS distinct values when the run's value is new to it."""
@@ -150,29 +153,28 @@ def batch_quantiles(
             counts[m] = x.count
             m += 1
         for j in range(4):
-            s: Side = sides[2 * i + (j >> 1)]
-            if s.run_count[j & 1] > 0:
+            if run_count[2 * i + (j >> 1), j & 1] > 0:
                 local[m] = j
-                values[m] = s.run_value[j & 1]
-                counts[m] = s.run_count[j & 1]
+                values[m] = run_value[2 * i + (j >> 1), j & 1]
+                counts[m] = run_count[2 * i + (j >> 1), j & 1]
                 m += 1
         sort_pairs(local, values, counts, m)
         start = 0
         while start < m:
             j = local[start]
             k = 4 * i + j
-            s = sides[2 * i + (j >> 1)]
+            side = 2 * i + (j >> 1)
             which = j & 1
             stop = start
             total = 0
             while stop < m and local[stop] == j:
                 total += counts[stop]
                 stop += 1
-            fold = s.folded[which]
-            if not fold and s.run_count[which] > 0 and s.distinct[which] == EXACT_KEYS:
+            fold = folded[side, which] != 0
+            if not fold and run_count[side, which] > 0 and distinct[side, which] == EXACT_KEYS:
                 fold = True  # unless the run's value is one the map has already
                 for e in range(starts[i], starts[i + 1]):
-                    if entries[e].sketch & 3 == j and entries[e].value == s.run_value[which]:
+                    if entries[e].sketch & 3 == j and entries[e].value == run_value[side, which]:
                         fold = False
                         break
             for q in range(qs.shape[0]):
