@@ -38,7 +38,7 @@ from whodunnet.capture.fields import (
 )
 from whodunnet.capture.kernel.sketch import add, quantize
 from whodunnet.capture.kernel.zeros import bitmap_words, drop_zeros, restore_zeros
-from whodunnet.capture.scanner import BEHIND, QUANTILES, CaptureState, InTurn, Spill
+from whodunnet.capture.scanner import BEHIND, QUANTILES, CaptureState, InTurn, Spill, both_sides
 
 #: Sweeps whenever 8 rows are full; retires 50 ms after a close, 0.5 s of silence otherwise.
 OFTEN = Ageing(closed_after=0.05, idle_after=0.5, rows=8)
@@ -313,7 +313,7 @@ def test_a_sweeps_columns_stay_as_they_were_while_the_next_sweep_makes_its_own()
     parts = (retiring.conns, retiring.sides, retiring.working_conns, retiring.working_sides)
     kept = [part.data.copy() for part in parts]
     assert np.array_equal(retiring.working_conns.columns["cid"], state.conns.cid[first])
-    assert np.array_equal(retiring.sides.columns["pkts"], state.sides.pkts[(2 * first[:, None] + [0, 1]).ravel()])
+    assert np.array_equal(retiring.sides.columns["pkts"], state.sides.pkts[both_sides(first)])
     then = state.finish(second, *state.entries_of(state.conns.cid[second])[:2])
     assert np.array_equal(then.working_conns.columns["cid"], state.conns.cid[second])
     assert all(np.array_equal(part.data, was) for part, was in zip(parts, kept, strict=True))
@@ -349,8 +349,8 @@ def test_spilled_connections_come_back_as_they_went_in(monkeypatch: pytest.Monke
         for part in (rows[:200], rows[200:]):
             entries, starts = state.entries_of(state.conns.cid[part])[:2]
             retiring = state.finish(part, entries, starts)
-            conns, sides = (state.conns[part], state.sides[(2 * part[:, None] + [0, 1]).ravel()])
-            kept = conns.copy(), sides.copy(), entries.copy(), np.asarray(starts).copy()
+            # The rows as they went in (fancy indexing copies them).
+            kept = state.conns[part], state.sides[both_sides(part)], entries.copy(), np.asarray(starts).copy()
             batches.append((spill.put(retiring.working_conns, retiring.working_sides, entries, starts), kept))
         assert any(len(kept[2]) for _, kept in batches), "no sketch entries: the test would not see them"
         if direct != "as-the-temp-dir-gives":

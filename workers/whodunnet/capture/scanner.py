@@ -136,6 +136,11 @@ def _room(n: int, parts: tuple[tuple[np.dtype[Any], str], ...]) -> int:
     return sum(Columns.nbytes(dtype, n, skip) for dtype, skip in parts)
 
 
+def both_sides(rows: Any) -> Any:
+    """The side rows (or side ids) of connection rows (or ids) ``rows``: ``2 r`` and ``2 r + 1`` for each, in order."""
+    return (2 * np.asarray(rows, np.int64)[:, None] + np.arange(2)).reshape(-1)
+
+
 def _no_turns() -> list[tuple[Scratch, Scratch]]:
     """``CaptureState.finish``'s two sets of memory, before the first sweep (and once the scan is done)."""
     return [(Scratch(), Scratch()), (Scratch(), Scratch())]
@@ -756,7 +761,6 @@ class CaptureState:
         copies): that way its analysis took 0.26 s more on one core (4.38 s against 4.12 s, medians of five) and
         0.7 s more CPU on two (decision 0005, thirteenth session)."""
         rows = np.asarray(rows, np.int64)
-        side_rows = (2 * rows[:, None] + np.arange(2)).reshape(-1)
         self._turn ^= 1
         conn_room, side_room = self._turns[self._turn]
         # Room for as many rows as the kernel has (no sweep retires more): grown a little at a time, as batches came,
@@ -764,7 +768,7 @@ class CaptureState:
         conn_room.reserve(_room(len(self.conns), CONN_PARTS))
         side_room.reserve(_room(len(self.sides), SIDE_PARTS))
         conns, working_conns = Columns.of(self.conns, rows, *CONN_PARTS, scratch=conn_room)
-        sides, working_sides = Columns.of(self.sides, side_rows, *SIDE_PARTS, scratch=side_room)
+        sides, working_sides = Columns.of(self.sides, both_sides(rows), *SIDE_PARTS, scratch=side_room)
         return Retiring(conns, sides, working_conns, working_sides, _quantiles(working_sides, entries, starts))
 
     def _keep(self, ids: Any, retiring: Retiring) -> None:
@@ -772,8 +776,7 @@ class CaptureState:
         by a thread of its own while the kernel scans on, one batch at a time. numpy lets go of the GIL while it
         casts and scatters, and the kernel's quantiles do too, so this runs on the second core (on the
         1 M-connection capture the stores took 0.5-0.8 s of the one core, the quantiles' sort and count 0.1 s)."""
-        side_ids = (2 * ids[:, None] + np.arange(2)).reshape(-1)
-        self._keeper.submit(self._put, ids, side_ids, retiring)
+        self._keeper.submit(self._put, ids, both_sides(ids), retiring)
 
     def _put(self, ids: Any, side_ids: Any, retiring: Retiring) -> None:
         sides = dict(retiring.sides.columns)
